@@ -1,0 +1,20 @@
+# The two commands of the README. Each sets up what is missing on a fresh Debian machine first.
+.PHONY: demo test bench clean
+
+PYTEST_ARGS ?= -n 2
+
+demo:  ## start stratus with a seeded demo account; prints the console URL and the login
+	@scripts/bootstrap.sh test
+	.venv/bin/consoleagent demo
+
+test:  ## run the whole test suite (API, console in headless Chromium, CLI)
+	@scripts/bootstrap.sh test
+	.venv/bin/pytest $(PYTEST_ARGS)
+
+bench:  ## run the benchmarks under bench/ and print their results
+	@scripts/bootstrap.sh test
+	.venv/bin/python bench/bench_api.py
+	.venv/bin/python bench/bench_snapshot.py
+
+clean:
+	rm -rf .venv stratus-demo.db* .pytest_cache
