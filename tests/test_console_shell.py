@@ -27,7 +27,7 @@ def test_sign_in_home_and_sign_out(page: Any, live_server: Any, shell_account: d
     console_login(page, live_server.url, "root@shell", PASSWORD)
     assert page.get_by_role("heading", name="Welcome, shell").is_visible()
     assert page.get_by_role("navigation", name="Breadcrumb").is_visible()
-    page.get_by_role("button", name="Account menu").click()
+    page.get_by_role("button", name="shell", exact=True).click()  # the account menu shows the user
     page.get_by_role("menuitem", name="Sign out").click()
     page.wait_for_url("**/login")
     assert page.js_errors == []
@@ -40,7 +40,7 @@ def test_region_selector_switches_region(page: Any, live_server: Any, shell_acco
     region.select_option("cn-shanghai")
     page.wait_for_load_state("networkidle")
     assert page.get_by_label("Region").input_value() == "cn-shanghai"
-    assert page.get_by_text("China (Shanghai)").first.is_visible()
+    assert page.get_by_text("Region: China (Shanghai)").is_visible()  # the home page scopes to it
 
 
 def test_global_search_goes_through_the_audited_api(page: Any, live_server: Any, shell_account: dict) -> None:

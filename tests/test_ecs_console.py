@@ -126,14 +126,14 @@ def test_buy_an_instance_through_the_wizard_then_stop_and_release_it(live_server
 
     # stop from the detail page, then release from the list
     page.locator("#action-stop").click()
-    page.locator(".modal [data-modal-confirm], .confirm-dialog button", has_text="Stop").last.click()
+    page.get_by_role("dialog").get_by_role("button", name="Stop").click()
     expect(page.locator("#instance-status")).to_have_attribute("data-status", "Stopped", timeout=15_000)
     page.goto(f"{live_server.url}/ecs/instances")
     row = page.locator("#instances tbody tr", has_text=instance_id)
     expect(row.locator(".badge")).to_have_attribute("data-status", "Stopped")
     row.get_by_role("button", name=re.compile("More actions")).click()
     row.get_by_role("menuitem", name="Release").click()
-    page.locator(".modal [data-modal-confirm]", has_text=re.compile("Release|Confirm")).last.click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
     expect(page.locator("#instances tbody tr", has_text=instance_id)).to_have_count(0, timeout=10_000)
 
     events = {}

@@ -82,12 +82,17 @@ def catalog(release: str) -> Catalog:
     strings: dict[str, str] = {}
     features: dict[str, Any] = {}
     for name in RELEASES[: RELEASES.index(release) + 1]:
+        defined_in: dict[str, str] = {}  # within one release, a key belongs to exactly one file
         for path, data in _yaml_files(f"catalog/{name}"):
             unknown = set(data) - {"strings", "features"}
             if unknown:
                 raise ValueError(f"{path}: unknown top-level keys {sorted(unknown)}")
-            strings.update({str(k): str(v) for k, v in (data.get("strings") or {}).items()})
-            features.update(data.get("features") or {})
+            for section, target in (("strings", strings), ("features", features)):
+                for key, value in (data.get(section) or {}).items():
+                    if key in defined_in:
+                        raise ValueError(f"{path}: {section} key {key!r} is already defined in {defined_in[key]}")
+                    defined_in[key] = path
+                    target[str(key)] = str(value) if section == "strings" else value
     return Catalog(release, strings, features)
 
 

@@ -3,10 +3,5 @@
 from stratus.products.ecs import models  # noqa: F401
 from stratus.products.ecs import security_groups, disks, snapshots  # noqa: F401
 from stratus.products.ecs import catalogs, regions, images, key_pairs, instances, instance_billing  # noqa: F401
-
-try:  # the security/storage console pages are written concurrently; plain imports once they exist
-    from stratus.products.ecs import storage_console, security_console  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-
-from stratus.products.ecs import console  # noqa: F401,E402
+from stratus.products.ecs import storage_console, security_console  # noqa: F401
+from stratus.products.ecs import console  # noqa: F401

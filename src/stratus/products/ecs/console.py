@@ -18,24 +18,16 @@ from stratus.console.product import ConsoleProduct, NavGroup, NavItem, ResourceC
 from stratus.core.errors import ApiError
 from stratus.core.regions import REGION_BY_ID
 from stratus.products.ecs import catalogs
+from stratus.products.ecs.security_console import router as security_router
+from stratus.products.ecs.storage_console import router as storage_router
 from stratus.releases import Catalog
 
 router = APIRouter(include_in_schema=False)
 
-try:  # the security group / disk / snapshot pages are another engineer's modules
-    from stratus.products.ecs.security_console import router as security_router
+# The security group, disk and snapshot pages are written in their own modules; ECS serves them all.
+router.include_router(security_router)
+router.include_router(storage_router)
 
-    router.include_router(security_router)
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from stratus.products.ecs.storage_console import router as storage_router
-
-    router.include_router(storage_router)
-except ImportError:  # pragma: no cover
-    pass
-
-TRANSITIONAL = {"Pending", "Starting", "Stopping", "Rebooting"}
 SORTABLE = {"name": "InstanceName", "created": "CreationTime", "Status": "Status", "type": "InstanceType", "zone": "ZoneId"}
 
 
