@@ -400,3 +400,24 @@ def test_catalog_actions(tenant: Any) -> None:
     values = [r["Value"] for r in available["AvailableZones"][0]["AvailableResources"][0]["SupportedResources"]]
     assert "ecs.g7.large" in values and "ecs.r7.large" not in values
     assert len(sdk.call("ecs", "DescribeRegions")["Regions"]) >= 5
+
+
+def test_flat_dotted_parameters_and_economical_stop(cloud: Any, tenant: Any, net: dict[str, str]) -> None:
+    """RPC-style names (SystemDisk.Size, Tag.1.Key) work like nested objects; StopCharging frees the public IP."""
+    params = {"ZoneId": ZONE, "InstanceType": "ecs.g7.large", "ImageId": LINUX, "VSwitchId": net["vsw"],
+              "SecurityGroupId": net["sg"], "SystemDisk.Category": "cloud_ssd", "SystemDisk.Size": 50,
+              "Tag.1.Key": "team", "Tag.1.Value": "web", "InternetMaxBandwidthOut": 10}
+    (iid,) = tenant.sdk.call("ecs", "RunInstances", **params)["InstanceIdSets"]["InstanceIdSet"]
+    disk = tenant.sdk.call("ecs", "DescribeDisks", InstanceId=iid, DiskType="system")["Disks"][0]
+    assert (disk["Category"], disk["Size"]) == ("cloud_ssd", 50)
+    view = tenant.sdk.call("ecs", "DescribeInstanceAttribute", InstanceId=iid)
+    assert view["Tags"] == [{"TagKey": "team", "TagValue": "web"}] and view["Credential"] == "None"
+    public = view["PublicIpAddress"]
+    assert public and public[0].startswith("47.")
+    cloud.advance(8)
+    tenant.sdk.call("ecs", "StopInstance", InstanceId=iid, StoppedMode="StopCharging")
+    cloud.advance(5)
+    view = tenant.sdk.call("ecs", "DescribeInstanceAttribute", InstanceId=iid)
+    assert (view["StoppedMode"], view["PublicIpAddress"]) == ("StopCharging", [])
+    tenant.sdk.call("ecs", "StartInstance", InstanceId=iid)
+    assert tenant.sdk.call("ecs", "DescribeInstanceAttribute", InstanceId=iid)["PublicIpAddress"] == public

@@ -209,7 +209,7 @@ def events(
         resources = " ".join(i for ids in r["referencedResources"].values() for i in ids)
         table.add_row(r["eventTime"], r["eventName"], r["serviceName"], r["actor"], r["userIdentity"]["userName"],
                       r["errorCode"] or "", resources)
-    out.print(table)
+    Console().print(table)  # a fresh console measures the terminal now (COLUMNS may have changed)
 
 
 @app.command("verify-trail")

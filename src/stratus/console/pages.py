@@ -6,6 +6,7 @@ reads are audited like any other call and are scoped to the signed-in account by
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -127,7 +128,10 @@ class ConsolePage:
         draw = random.Random(f"{self.runtime.settings.seed}:{self.session.session_id}:{views}").random()
         if draw >= rate:
             return None
-        return {"id": f"notice-{views}", "title": self.t("shell.announcement_title"), "body": self.t("shell.announcement_body")}
+        title, body = self.t("shell.announcement_title"), self.t("shell.announcement_body")
+        # The id names the announcement, not the page view, so "Do not show again" sticks.
+        notice_id = "notice-" + hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:10]
+        return {"id": notice_id, "title": title, "body": body}
 
     def nav_for(self, product: str | None) -> list[NavGroup]:
         if not product or product not in CONSOLE_PRODUCTS:

@@ -83,12 +83,12 @@ def instance_row(page: ConsolePage, item: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": item["InstanceId"], "name": item["InstanceName"], "Status": status, "zone": _zone_label(page, item["ZoneId"]),
         "zone_id": item["ZoneId"],
-        "ips": " / ".join(filter(None, [", ".join(public) and f"{', '.join(public)} {page.t('ecs.ip_public')}",
-                                       f"{item['VpcAttributes']['PrivateIpAddress'][0]} {page.t('ecs.ip_private')}"])),
+        "private_ip": f"{item['VpcAttributes']['PrivateIpAddress'][0]} {page.t('ecs.ip_private')}",
+        "public_ip": f"{', '.join(public)} {page.t('ecs.ip_public')}" if public else "",
         "type": item["InstanceType"], "type_spec": _type_label(page, item["InstanceType"]),
         "billing": page.t(f"ecs.billing.{item['InstanceChargeType']}"),
         "billing_sub": item["ExpiredTime"][:10] if prepaid else "",
-        "created": item["CreationTime"], "disabled_actions": disabled,
+        "created": item["CreationTime"][:19] + "Z", "disabled_actions": disabled,
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from stratus.api.context import CallContext
-from stratus.api.registry import ApiRequest, CreateRequest, ListRequest, action, page
+from stratus.api.registry import ApiRequest, ListRequest, action, page
 from stratus.core.clock import format_time
 from stratus.core.errors import dependency_violation, invalid_parameter, not_found
 from stratus.products.ecs.models import KEY_PAIR_TYPE, Instance, KeyPair
@@ -127,7 +127,9 @@ def _view(row: KeyPair) -> dict[str, Any]:
 # --- actions -------------------------------------------------------------------------------
 
 
-class CreateKeyPairRequest(CreateRequest):
+class CreateKeyPairRequest(ApiRequest):
+    """No ClientToken: a replayed answer would have to keep the private key, which is never stored."""
+
     KeyPairName: str = Field(min_length=1, max_length=128)
     Tag: list[TagSpec] = Field(default_factory=list)
 
