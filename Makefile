@@ -9,6 +9,7 @@ demo:  ## start stratus with a seeded demo account; prints the console URL and t
 
 test:  ## run the whole test suite (API, console in headless Chromium, CLI)
 	@scripts/bootstrap.sh test
+	.venv/bin/ruff check src tests bench
 	.venv/bin/pytest $(PYTEST_ARGS)
 
 bench:  ## run the benchmarks under bench/ and print their results

@@ -159,3 +159,25 @@ def test_base_release_has_the_old_console(live_server, page) -> None:
     expect(nav.locator(".nav-group", has_text="Routing")).to_have_count(0)
     page.goto(f"{live_server.url}/vpc/vswitches")
     expect(page.locator("#vsw-Description")).to_have_count(0)
+
+
+def test_vswitch_quick_view_drawer(live_server, page) -> None:
+    from playwright.sync_api import expect
+
+    creds = sign_in(page, live_server, "vpcdrawer")
+    sdk = sdk_for(live_server, creds)
+    vpc = sdk.call("vpc", "CreateVpc", VpcName="drawer-vpc", CidrBlock="10.0.0.0/8")["VpcId"]
+    sdk.wait_for(vpc, "Available", timeout=10)
+    vsw = sdk.call("vpc", "CreateVSwitch", VpcId=vpc, ZoneId="cn-hangzhou-h", CidrBlock="10.1.0.0/24",
+                   VSwitchName="drawer-a", Description="for the drawer")["VSwitchId"]
+    page.goto(f"{live_server.url}/vpc/vswitches")
+    row = page.locator("#vswitches-table tbody tr", has_text="drawer-a")
+    row.get_by_role("button", name="View details").click()
+    drawer = page.get_by_role("dialog", name="drawer-a")  # the drawer is titled with the row it shows
+    expect(drawer).to_be_visible()
+    expect(drawer).to_contain_text(vsw)
+    expect(drawer).to_contain_text("10.1.0.0/24")
+    expect(drawer).to_contain_text("for the drawer")
+    page.keyboard.press("Escape")
+    expect(drawer).to_be_hidden()
+    assert page.js_errors == []

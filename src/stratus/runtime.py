@@ -48,9 +48,9 @@ class Runtime:
 
     def audit(self, db: Session, draft: EventDraft, at: datetime) -> dict[str, Any]:
         """Append an audit record inside ``db``'s transaction; ids come from the seeded generator."""
-        request_id = draft.request_id or self.ids.uuid(db)
+        request_id, event_id = self.ids.uuids(db, 2)
         return append(
-            db, draft, event_id=self.ids.uuid(db), request_id=request_id, event_time=at,
+            db, draft, event_id=event_id, request_id=draft.request_id or request_id, event_time=at,
             delay_s=self.settings.audit_delivery_delay,
         )
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from stratus.api import idempotency
 from stratus.api.context import CallContext
 from stratus.api.registry import ACTIONS, ActionSpec
-from stratus.audit.trail import EventDraft, append
+from stratus.audit.trail import EventDraft
 from stratus.core.errors import ApiError, invalid_parameter, missing_parameter, unknown_action
 from stratus.core.identity import Principal
 from stratus.core.lifecycle import Lifecycle, advance

@@ -161,6 +161,12 @@ class ConsolePage:
             "query": dict(self.request.query_params),
         }
 
+    def fragment(self, template: str, **context: Any) -> HTMLResponse:
+        """Render a piece of a page (a drawer body, a tab loaded on demand) without the layout."""
+        values = self.base_context()
+        values.update(context)
+        return HTMLResponse(templates().get_template(template).render(**values))
+
     def render(self, template: str, *, product: str | None, title: str, breadcrumbs: list[Breadcrumb] | None = None,
                status_code: int = 200, **context: Any) -> HTMLResponse:
         values = self.base_context()

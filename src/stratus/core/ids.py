@@ -32,18 +32,22 @@ class IdGenerator:
     def __init__(self, seed: int) -> None:
         self.seed = seed
 
-    def _next(self, db: Session) -> int:
+    def _reserve(self, db: Session, count: int = 1) -> int:
+        """Advance the counter by ``count`` in one locked update; returns the first number reserved."""
         counter = db.execute(select(IdCounter).where(IdCounter.name == "global").with_for_update()).scalar_one_or_none()
         if counter is None:
             counter = IdCounter(name="global", value=0)
             db.add(counter)
-        counter.value += 1
+        first = counter.value + 1
+        counter.value += count
         db.flush()
-        return counter.value
+        return first
+
+    def _hash(self, number: int) -> bytes:
+        return hashlib.sha256(f"stratus:{self.seed}:{number}".encode()).digest()
 
     def _digest(self, db: Session) -> bytes:
-        number = self._next(db)
-        return hashlib.sha256(f"stratus:{self.seed}:{number}".encode()).digest()
+        return self._hash(self._reserve(db))
 
     def resource_id(self, db: Session, prefix: str, length: int = 17) -> str:
         """A cloud-style id such as ``vpc-8k3j2h...``: the prefix, a dash, base-36 characters."""
@@ -60,4 +64,9 @@ class IdGenerator:
 
     def uuid(self, db: Session) -> str:
         """A UUID-shaped id (request ids, event ids), upper-case like real cloud request ids."""
-        return str(uuid.UUID(bytes=self._digest(db)[:16], version=4)).upper()
+        return self.uuids(db, 1)[0]
+
+    def uuids(self, db: Session, count: int) -> list[str]:
+        """Several UUID-shaped ids for one counter update (an audit record needs two)."""
+        first = self._reserve(db, count)
+        return [str(uuid.UUID(bytes=self._hash(n)[:16], version=4)).upper() for n in range(first, first + count)]

@@ -7,15 +7,20 @@ recover ("the password must contain three of ..."), so they say exactly what is 
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stratus.core.errors import invalid_parameter
+from stratus.core.params import check_description, id_list, keyword_match  # noqa: F401  (re-exported)
+from stratus.core.params import check_name as _check_name
 
-_NAME = re.compile(r"^[A-Za-z\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5._:\-]{1,127}$")
+
+def check_name(field: str, value: str | None) -> str:
+    """ECS names (instances, images, key pairs, disks...) may also contain colons."""
+    return _check_name(field, value, colon=True)
+
 _LINUX_HOST = re.compile(r"^(?![.-])(?!.*[.-]{2})[A-Za-z0-9.\-]{2,64}(?<![.-])$")
 _WINDOWS_HOST = re.compile(r"^(?!-)(?![0-9]+$)[A-Za-z0-9\-]{2,15}(?<!-)$")
 PASSWORD_SPECIALS = "()`~!@#$%^&*-_+=|{}[]:;'<>,.?/"
@@ -58,27 +63,6 @@ def fold_dotted(params: Any) -> Any:
         if isinstance(value, dict) and value and all(isinstance(k, int) for k in value):
             out[key] = [value[i] for i in sorted(value)]
     return out
-
-
-def check_name(field: str, value: str | None) -> str:
-    """Instance, image and key pair names: 2-128 characters, a letter first, no URL scheme."""
-    if value is None or value == "":
-        return ""
-    if value.lower().startswith(("http://", "https://")) or not _NAME.match(value):
-        raise invalid_parameter(field, f"The specified {field} is invalid. It must be 2 to 128 characters in length, "
-                                       "start with a letter, and can contain digits, periods (.), underscores (_), "
-                                       "colons (:) and hyphens (-). It cannot start with http:// or https://.")
-    return value
-
-
-def check_description(value: str | None, field: str = "Description") -> str:
-    if value is None:
-        return ""
-    if len(value) > 256:
-        raise invalid_parameter(field, f"The specified {field} is invalid. It must be 2 to 256 characters in length.")
-    if value.lower().startswith(("http://", "https://")):
-        raise invalid_parameter(field, f"The specified {field} cannot start with http:// or https://.")
-    return value
 
 
 def check_host_name(value: str, os_type: str) -> str:
@@ -132,24 +116,6 @@ def tags_match(tags: dict[str, Any] | None, wanted: list[TagSpec]) -> bool:
     return all(t.Key in have and (not t.Value or str(have[t.Key]) == t.Value) for t in wanted)
 
 
-def id_list(field: str, value: list[str] | str | None) -> list[str] | None:
-    """An id list given as a JSON array (as the real API takes it), a comma list or a list; None if absent."""
-    if value is None or value == "" or value == []:
-        return None
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    text = value.strip()
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            raise invalid_parameter(field, f'{field} must be a JSON array such as ["i-1", "i-2"].') from None
-        if not isinstance(parsed, list):
-            raise invalid_parameter(field, f"{field} must be a JSON array.")
-        return [str(v).strip() for v in parsed if str(v).strip()]
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 def name_matches(pattern: str | None, name: str) -> bool:
     """Name filters take ``*`` as a wildcard (``web-*``); without one they match exactly."""
     if not pattern:
@@ -157,10 +123,3 @@ def name_matches(pattern: str | None, name: str) -> bool:
     if "*" in pattern:
         return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
     return name == pattern
-
-
-def keyword_match(keyword: str | None, *values: str | None) -> bool:
-    if not keyword:
-        return True
-    needle = keyword.strip().lower()
-    return any(needle in (v or "").lower() for v in values)

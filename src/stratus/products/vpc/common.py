@@ -6,13 +6,13 @@ follow) read them to recover from mistakes.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from ipaddress import IPv4Network, ip_network
 from typing import Any
 
 from stratus.core.clock import format_time
 from stratus.core.errors import invalid_parameter
+from stratus.core.params import check_description, check_name, id_list, keyword_match  # noqa: F401  (re-exported)
 
 PRIVATE_RANGES: tuple[IPv4Network, ...] = (
     ip_network("10.0.0.0/8"),
@@ -22,8 +22,6 @@ PRIVATE_RANGES: tuple[IPv4Network, ...] = (
 DEFAULT_VPC_CIDR = "172.16.0.0/12"
 # The first address and the last three of every vSwitch CIDR block are reserved by the platform.
 RESERVED_ADDRESSES_PER_VSWITCH = 4
-
-_NAME = re.compile(r"^[A-Za-z\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5._\-]{1,127}$")
 
 
 def parse_cidr(field: str, value: str) -> IPv4Network:
@@ -52,40 +50,9 @@ def vpc_cidr(value: str, field: str = "CidrBlock") -> IPv4Network:
     return network
 
 
-def check_name(field: str, value: str | None) -> str:
-    """Names are 2-128 characters, start with a letter, then letters, digits, '.', '_' or '-'."""
-    if value is None or value == "":
-        return ""
-    if value.lower().startswith(("http://", "https://")) or not _NAME.match(value):
-        raise invalid_parameter(
-            field,
-            f"The specified {field} is invalid. It must be 2 to 128 characters in length, start with a letter, "
-            "and can contain digits, periods (.), underscores (_) and hyphens (-). It cannot start with http:// or https://.",
-        )
-    return value
-
-
-def check_description(value: str | None, field: str = "Description") -> str:
-    if value is None:
-        return ""
-    if value.lower().startswith(("http://", "https://")):
-        raise invalid_parameter(field, f"The specified {field} cannot start with http:// or https://.")
-    return value
-
-
-def ids_param(value: str | list[str] | None) -> list[str]:
-    """``VpcIds``-style parameters: a JSON list or a comma-separated string."""
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else value.split(",")
-    return [item.strip() for item in items if item and item.strip()]
-
-
-def keyword_match(keyword: str | None, *values: str | None) -> bool:
-    if not keyword:
-        return True
-    needle = keyword.strip().lower()
-    return any(needle in (v or "").lower() for v in values)
+def ids_param(value: str | list[str] | None, field: str = "Ids") -> list[str]:
+    """``VpcIds``-style parameters: a JSON list, a comma-separated string or a list."""
+    return id_list(field, value) or []
 
 
 def sort_items(items: list[dict[str, Any]], sort_by: str, order: str, tiebreak: str) -> list[dict[str, Any]]:

@@ -205,6 +205,13 @@ def vswitches(page: ConsolePage = Depends(console_page)) -> HTMLResponse:
                        description_required=bool(page.feature("vpc.vswitches.description_required")))
 
 
+@router.get("/vpc/vswitches/{vswitch_id}/drawer")
+def vswitch_drawer(vswitch_id: str, page: ConsolePage = Depends(console_page)) -> HTMLResponse:
+    """The quick-view drawer of the vSwitch list: details without leaving the table."""
+    vsw = page.call("vpc", "DescribeVSwitchAttributes", VSwitchId=vswitch_id)
+    return page.fragment("vpc/vswitch_drawer.html", vsw=vsw)
+
+
 # --- route tables ----------------------------------------------------------------------------
 
 @router.get("/vpc/route-tables")
