@@ -95,3 +95,14 @@ def test_announcement_popup_at_full_rate(tmp_path: Any, page: Any) -> None:
         server.should_exit = True
         thread.join(timeout=10)
         live.runtime.close()
+
+
+def test_missing_resource_page_is_an_error_page_in_the_shell(page: Any, live_server: Any, shell_account: dict) -> None:
+    console_login(page, live_server.url, "root@shell", PASSWORD)
+    response = page.goto(f"{live_server.url}/ecs/instances/i-doesnotexist0000")
+    assert response.status == 404
+    assert page.get_by_text("The resource does not exist").first.is_visible()
+    assert page.get_by_text("Error code: NotFound").is_visible()
+    assert page.get_by_role("navigation", name="Product navigation").is_visible()  # still inside the console
+    page.get_by_role("link", name="Back to the console").click()
+    page.wait_for_url("**/ecs")

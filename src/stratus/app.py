@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 import stratus
@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None, 
     async def _api_error(request: Request, exc: ApiError) -> Response:
         if request.url.path.startswith("/api/"):
             return JSONResponse({"Code": exc.code, "Message": exc.message}, status_code=exc.status)
-        return HTMLResponse(f"<h1>{exc.code}</h1><p>{exc.message}</p>", status_code=exc.status)
+        return shell.error_page(request, exc)
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:

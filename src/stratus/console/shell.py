@@ -146,3 +146,21 @@ def widgets_gallery(page: ConsolePage = Depends(console_page)) -> HTMLResponse:
     """Every widget with sample data: a living reference for page authors and a test fixture."""
     return page.render("widgets_demo.html", product=None, title=page.t("widgets.demo_title"),
                        breadcrumbs=[Breadcrumb(page.t("home.title"), "/console"), Breadcrumb(page.t("widgets.demo_title"))])
+
+
+def error_page(request: Request, err: ApiError) -> Response:
+    """An API error met while rendering a console page (a deleted resource, another account's id),
+    shown inside the console shell like a real console does, not as a bare error."""
+    from stratus.console.product import CONSOLE_PRODUCTS
+
+    try:
+        page = console_page(request)
+    except Exception:  # not signed in: the plain message is all there is to show
+        return HTMLResponse(f"<h1>{err.code}</h1><p>{err.message}</p>", status_code=err.status)
+    product = request.url.path.strip("/").split("/", 1)[0]
+    product = product if product in CONSOLE_PRODUCTS else None
+    title = page.t("shell.error_not_found") if err.status == 404 else page.t("shell.error_title")
+    back = CONSOLE_PRODUCTS[product].home_href if product else "/console"
+    return page.render("error.html", product=product, title=title, breadcrumbs=[Breadcrumb(title)],
+                       status_code=err.status, error_title=title, error_message=err.message, error_code=err.code,
+                       back_href=back)
