@@ -14,9 +14,17 @@ def demo(
     port: int = typer.Option(8000, help="TCP port."),
     database: str = typer.Option("sqlite:///stratus-demo.db", help="Where the demo cloud keeps its state."),
     time_scale: float = typer.Option(5.0, help="Virtual seconds per real second (faster resource state changes)."),
+    keep: bool = typer.Option(False, help="Reuse the demo database of an earlier run instead of starting fresh."),
 ) -> None:
     """Start the embedded stratus cloud with a seeded demo account and print the console URL and login."""
+    from pathlib import Path
+
     from stratus.cli import serve
+
+    if not keep and database.startswith("sqlite:///"):
+        # A fresh demo each time: an old file may hold a schema from an earlier version.
+        for suffix in ("", "-wal", "-shm"):
+            Path(database.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
 
     serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale, release=None,
           popup_rate=None, audit_delay=None, admin_token=None, demo=True)
