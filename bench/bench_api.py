@@ -27,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each phase")
     args = parser.parse_args()
-    url, server, _ = start_server()
+    url, server = start_server()
     _, _, client = tenant(url, "bench")
     vpc = client.call("vpc", "CreateVpc", VpcName="bench", CidrBlock="10.0.0.0/8")["VpcId"]
     counter = iter(range(10**9))
@@ -45,7 +45,7 @@ def main() -> None:
         calls = 2 if "2 calls" in name else 1
         lat_ms = sorted(x * 1000 / calls for x in lat)
         print(f"{name:44s} {rate * calls:8.0f} {statistics.median(lat_ms):7.2f} {lat_ms[int(len(lat_ms) * 0.95)]:7.2f}")
-    server.should_exit = True
+    server.stop()
 
 
 if __name__ == "__main__":

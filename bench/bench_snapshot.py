@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    url, server, _ = start_server(time_scale=1000.0)
+    url, server = start_server(time_scale=1000.0)
     admin, creds, client = tenant(url, "snap")
     made = build(client, args.resources)
     snap = admin.snapshot(creds["account_id"])
@@ -95,7 +95,7 @@ def main() -> None:
     print(f"re-create through the API  median {api_ms:9.1f} ms")
     print(f"snapshot restore (HTTP)    median {restore_ms:9.1f} ms  (server-side {statistics.median(server_side):.1f} ms)")
     print(f"ratio                      {api_ms / restore_ms:9.1f}x")
-    server.should_exit = True
+    server.stop()
 
 
 if __name__ == "__main__":

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from stratus.app import create_app
@@ -25,6 +21,7 @@ from stratus.config import Settings
 from stratus.core.clock import ManualClock
 from stratus.runtime import Runtime
 from stratus.sdk import AdminClient, Client
+from stratus.server import start_in_thread
 
 ADMIN_TOKEN = "test-admin-token"
 CHROMIUM = "/usr/bin/chromium"
@@ -95,12 +92,6 @@ def other_tenant(cloud: Cloud) -> Tenant:
 # --- live server + browser ------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class LiveServer:
     url: str
@@ -108,39 +99,24 @@ class LiveServer:
     admin: AdminClient
 
 
-class _ThreadedServer(uvicorn.Server):
-    def install_signal_handlers(self) -> None:  # running in a thread
-        pass
-
-
-def start_live_server(tmp_path: Any, **settings: Any) -> tuple[LiveServer, _ThreadedServer, threading.Thread]:
-    port = free_port()
+def start_live_server(tmp_path: Any, **settings: Any) -> tuple[LiveServer, Any]:
+    """A real Uvicorn server on a SQLite file; returns the server and a handle whose stop() ends it."""
     values = {"database_url": f"sqlite:///{tmp_path}/live.db", "admin_token": ADMIN_TOKEN, "seed": 11,
               "time_scale": 20.0, **settings}
-    app = create_app(Settings(**values))
-    server = _ThreadedServer(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    url = f"http://127.0.0.1:{port}"
-    return LiveServer(url, app.state.runtime, AdminClient(url, ADMIN_TOKEN)), server, thread
+    handle = start_in_thread(Settings(**values))
+    return LiveServer(handle.url, handle.runtime, AdminClient(handle.url, ADMIN_TOKEN)), handle
 
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live, server, thread = start_live_server(tmp_path_factory.mktemp("live"))
+    live, handle = start_live_server(tmp_path_factory.mktemp("live"))
     yield live
-    server.should_exit = True
-    thread.join(timeout=10)
-    live.runtime.close()
+    handle.stop()
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def playwright_instance() -> Iterator[Any]:
+    """One Playwright per test process (the sync API allows one per thread); browsers come from it."""
     if not os.path.exists(CHROMIUM) and not shutil.which("chromium"):
         if os.environ.get("CI"):
             pytest.fail("Chromium is missing in CI: .ci/run must install Debian's chromium")
@@ -148,9 +124,14 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance: Any) -> Iterator[Any]:
+    instance = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield instance
+    instance.close()
 
 
 @pytest.fixture

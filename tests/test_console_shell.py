@@ -79,7 +79,7 @@ def test_widget_gallery_behaves(page: Any, live_server: Any, shell_account: dict
 
 
 def test_announcement_popup_at_full_rate(tmp_path: Any, page: Any) -> None:
-    live, server, thread = start_live_server(tmp_path, popup_rate=1.0)
+    live, handle = start_live_server(tmp_path, popup_rate=1.0)
     try:
         live.admin.create_account("popup", password=PASSWORD)
         console_login(page, live.url, "root@popup", PASSWORD)
@@ -92,9 +92,7 @@ def test_announcement_popup_at_full_rate(tmp_path: Any, page: Any) -> None:
         page.wait_for_load_state("networkidle")
         assert not page.get_by_role("dialog", name="Service announcement").is_visible()
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        live.runtime.close()
+        handle.stop()
 
 
 def test_missing_resource_page_is_an_error_page_in_the_shell(page: Any, live_server: Any, shell_account: dict) -> None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from stratus.sdk import AuthenticationError, Client
 from tests.conftest import Cloud, Tenant
 
 
-def sign_in(cloud: Cloud, login: str, password: str) -> httpx.Response:
+def sign_in(cloud: Cloud, login: str, password: str) -> httpx2.Response:
     return cloud.http.post("/login", data={"login_name": login, "password": password, "next": "/console"},
                            follow_redirects=False)
 

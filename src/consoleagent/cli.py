@@ -1,11 +1,18 @@
-"""``consoleagent``: the agent's command line. Later issues add run, verify, bench, train."""
+"""``consoleagent``: run an agent in a console, view trajectories, start the demo cloud."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
+from typing import Optional
+
 import typer
+from rich.console import Console
 
 app = typer.Typer(help="consoleagent: verify documented console procedures with a web agent, and train it.",
                   no_args_is_help=True, add_completion=False)
+out = Console()
+err = Console(stderr=True)
 
 
 @app.command()
@@ -17,17 +24,106 @@ def demo(
     keep: bool = typer.Option(False, help="Reuse the demo database of an earlier run instead of starting fresh."),
 ) -> None:
     """Start the embedded stratus cloud with a seeded demo account and print the console URL and login."""
-    from pathlib import Path
-
     from stratus.cli import serve
 
     if not keep and database.startswith("sqlite:///"):
         # A fresh demo each time: an old file may hold a schema from an earlier version.
         for suffix in ("", "-wal", "-shm"):
             Path(database.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
-
     serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale, release=None,
           popup_rate=None, audit_delay=None, admin_token=None, demo=True)
+
+
+@app.command()
+def run(
+    goal: str = typer.Option(..., "--goal", "-g", help="What the agent should achieve, in one sentence."),
+    url: Optional[str] = typer.Option(None, help="The console's URL. Default: start stratus in this process with a fresh account."),
+    policy: str = typer.Option("docfollower", help="llm | docfollower | replay | scripted"),
+    doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A Markdown procedure the agent follows."),
+    start: str = typer.Option("/", help="Path (or URL) of the page the episode starts on."),
+    model: Optional[str] = typer.Option(None, help="llm: the model name."),
+    base_url: Optional[str] = typer.Option(None, help="llm: an OpenAI-compatible endpoint (vLLM, SGLang, Ollama...)."),
+    vision: bool = typer.Option(False, help="llm: send the marked screenshot too."),
+    replay: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="replay: the trajectory to replay."),
+    actions: Optional[str] = typer.Option(None, help="scripted: actions separated by ';'."),
+    policy_option: list[str] = typer.Option([], "--policy-option", "-O",
+                                            help="key=value for the policy's constructor, repeatable (e.g. -O temperature=0.2)."),
+    login_name: Optional[str] = typer.Option(None, help="Another console's login name (with --url)."),
+    password: Optional[str] = typer.Option(None, envvar="CONSOLEAGENT_PASSWORD", help="Another console's password."),
+    admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="A running stratus's admin token (fresh accounts)."),
+    release: Optional[str] = typer.Option(None, help="stratus console release for the episode's account."),
+    max_steps: int = typer.Option(30, help="Step limit."),
+    time_limit: float = typer.Option(600.0, help="Wall-clock limit in seconds."),
+    screenshots: bool = typer.Option(True, help="Keep a marked screenshot per step in the trajectory."),
+    out_dir: Path = typer.Option(Path("runs"), "--out", help="Where the trajectory goes."),
+) -> None:
+    """Run one episode against a console and write its trajectory (JSONL + screenshots)."""
+    from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.policies.registry import make_policy, parse_option_pairs
+    from consoleagent.runner import run_episode
+    from consoleagent.tasks import Task
+
+    document: list[str] = []
+    if doc is not None:
+        from consoleagent.documents.procedure import ProcedureError, parse_procedure
+
+        try:
+            document = parse_procedure(doc.read_text(encoding="utf-8"), source=str(doc)).step_texts()
+        except ProcedureError as exc:
+            err.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+    options = {"model": model, "base_url": base_url, "vision": vision, "trajectory": replay,
+               "actions": [a.strip() for a in actions.split(";") if a.strip()] if actions else None}
+    try:
+        chosen = {k: v for k, v in options.items() if v is not None and v is not False}
+        agent = make_policy(policy, **chosen, **parse_option_pairs(policy_option))
+    except (ValueError, TypeError) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    adapter = _adapter(url, login_name, password, admin_token, release)
+    env = ConsoleEnv(adapter, EnvConfig(screenshots=screenshots))
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    trajectory = out_dir / f"{stamp}-{policy}.jsonl"
+    task = Task(goal=goal, start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
+    try:
+        with out.status(f"Running {policy} on {adapter.base_url} ..."):
+            result = run_episode(env, agent, task, trajectory=trajectory, release=release)
+    finally:
+        env.close()
+    colour = {"completed": "green", "unachievable": "yellow", "truncated": "yellow", "env_error": "red"}[result.status]
+    out.print(f"[{colour}]{result.status}[/{colour}] after {result.steps} steps in {result.duration_s:.1f}s"
+              + (f": {result.cause}" if result.cause else ""))
+    for item in result.discrepancies:
+        out.print(f"  discrepancy at step {item.get('step')}: {item.get('kind')}: expected {item.get('expected')!r}, "
+                  f"observed {item.get('observed')!r}")
+    out.print(f"Trajectory: {trajectory}   (view it: consoleagent view {trajectory})")
+    if result.status == "env_error":
+        raise typer.Exit(3)
+
+
+def _adapter(url: str | None, login_name: str | None, password: str | None, admin_token: str | None,
+             release: str | None):  # noqa: ANN202
+    from consoleagent.adapters.stratus import StratusAdapter
+    from consoleagent.adapters.web import WebConsoleAdapter
+
+    if url is None:
+        return StratusAdapter(release=release)
+    if admin_token:
+        return StratusAdapter(url, admin_token=admin_token, release=release)
+    return WebConsoleAdapter(url, login_name, password)
+
+
+@app.command()
+def view(
+    trajectories: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Trajectory JSONL files."),
+    output: Path = typer.Option(None, "--output", "-o", help="The HTML file (default: next to the first trajectory)."),
+) -> None:
+    """Write an HTML viewer: each step's marked screenshot beside the thought, action and result."""
+    from consoleagent.trajectory.viewer import write_viewer
+
+    target = output or trajectories[0].with_suffix(".html")
+    path = write_viewer(list(trajectories), target)
+    out.print(f"Viewer: {path}")
 
 
 @app.command()

@@ -13,7 +13,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-import httpx
+import httpx2
 
 from stratus.core.identity import sign
 
@@ -63,12 +63,12 @@ class Client:
     """A tenant client authenticated by an access key. ``transport`` lets tests talk to an in-process app."""
 
     def __init__(self, endpoint: str, access_key_id: str, access_key_secret: str, *, region: str = "cn-hangzhou",
-                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None, user_agent: str = "stratus-sdk-python/0.1") -> None:
+                 timeout: float = 30.0, transport: httpx2.BaseTransport | None = None, user_agent: str = "stratus-sdk-python/0.1") -> None:
         self.endpoint = endpoint.rstrip("/")
         self.access_key_id = access_key_id
         self._secret = access_key_secret
         self.region = region
-        self._http = httpx.Client(base_url=self.endpoint, timeout=timeout, transport=transport,
+        self._http = httpx2.Client(base_url=self.endpoint, timeout=timeout, transport=transport,
                                   headers={"user-agent": user_agent})
 
     def __enter__(self) -> "Client":
@@ -136,8 +136,8 @@ class Client:
 class AdminClient:
     """The operator's client for the admin API (accounts, snapshots, clock, trail)."""
 
-    def __init__(self, endpoint: str, token: str, *, timeout: float = 60.0, transport: httpx.BaseTransport | None = None) -> None:
-        self._http = httpx.Client(base_url=endpoint.rstrip("/"), timeout=timeout, transport=transport,
+    def __init__(self, endpoint: str, token: str, *, timeout: float = 60.0, transport: httpx2.BaseTransport | None = None) -> None:
+        self._http = httpx2.Client(base_url=endpoint.rstrip("/"), timeout=timeout, transport=transport,
                                   headers={"authorization": f"Bearer {token}"})
 
     def close(self) -> None:

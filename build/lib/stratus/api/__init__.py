@@ -1,0 +1,1 @@
+"""The JSON API: ``POST /api/{product}/{Action}``. Products register actions; one dispatcher runs them."""

@@ -1,0 +1,1 @@
+"""Mechanisms shared by every product: clock, ids, database, errors, identity, quotas."""

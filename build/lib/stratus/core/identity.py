@@ -1,0 +1,176 @@
+"""Identity: root accounts, RAM users, access keys and console sessions.
+
+A request is always resolved to a ``Principal`` (who) and an ``actor`` (through what: console,
+sdk, provisioner, system). The actor is a property of the credential, never of a header, so a
+console session can only ever act as ``console`` and a provisioner key only as ``provisioner``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import Boolean, ForeignKey, Integer, String, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from stratus.core.db import AccountOwned, Base
+
+Actor = Literal["console", "sdk", "provisioner", "system"]
+ROOT_USER = "root"
+_PBKDF2_ROUNDS = 20_000
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    alias: Mapped[str] = mapped_column(String(64), unique=True)
+    display_name: Mapped[str] = mapped_column(String(128), default="")
+    balance_cents: Mapped[int] = mapped_column(Integer, default=0)
+    release: Mapped[str | None] = mapped_column(String(16), default=None)
+    root_password_hash: Mapped[str] = mapped_column(String(256))
+    quotas: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime]
+
+
+class RamUser(AccountOwned, Base):
+    __tablename__ = "ram_users"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    display_name: Mapped[str] = mapped_column(String(128), default="")
+    password_hash: Mapped[str | None] = mapped_column(String(256), default=None)
+    console_login: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime]
+
+
+class AccessKey(AccountOwned, Base):
+    __tablename__ = "access_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    secret: Mapped[str] = mapped_column(String(64))
+    user_id: Mapped[str | None] = mapped_column(ForeignKey("ram_users.id"), default=None)
+    actor: Mapped[str] = mapped_column(String(16), default="sdk")
+    status: Mapped[str] = mapped_column(String(16), default="Active")
+    created_at: Mapped[datetime]
+
+
+class ConsoleSession(Base):
+    """A signed-in browser. Not part of an account snapshot: restoring state must not sign anyone out."""
+
+    __tablename__ = "console_sessions"
+    __snapshot__ = False
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(64), index=True)
+    account_id: Mapped[str] = mapped_column(String(32), index=True)
+    user_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who makes a request: an account and optionally one of its RAM users."""
+
+    account_id: str
+    user_id: str | None
+    user_name: str
+    actor: Actor
+    access_key_id: str | None = None
+    session_id: str | None = None
+
+    @property
+    def identity_type(self) -> str:
+        return "ram-user" if self.user_id else "root-account"
+
+    def user_identity(self) -> dict[str, Any]:
+        """The ``userIdentity`` block of an audit record."""
+        return {
+            "type": self.identity_type,
+            "accountId": self.account_id,
+            "principalId": self.user_id or self.account_id,
+            "userName": self.user_name,
+            "accessKeyId": self.access_key_id,
+            "sessionId": self.session_id,
+        }
+
+
+def hash_password(password: str, salt: str | None = None) -> str:
+    salt = salt or secrets.token_hex(8)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), _PBKDF2_ROUNDS).hex()
+    return f"pbkdf2${salt}${digest}"
+
+
+def check_password(password: str, stored: str | None) -> bool:
+    if not stored:
+        return False
+    _, salt, digest = stored.split("$", 2)
+    return hmac.compare_digest(hash_password(password, salt).split("$", 2)[2], digest)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def principal_for_login(db: Session, login_name: str, password: str) -> Principal | None:
+    """Resolve ``user@alias`` (``root@alias`` for the root account) and a password to a principal."""
+    user_name, _, alias = login_name.strip().partition("@")
+    if not user_name or not alias:
+        return None
+    account = db.execute(select(Account).where(Account.alias == alias)).scalar_one_or_none()
+    if account is None:
+        return None
+    if user_name == ROOT_USER:
+        if not check_password(password, account.root_password_hash):
+            return None
+        return Principal(account.id, None, ROOT_USER, "console")
+    user = db.execute(
+        select(RamUser).where(RamUser.account_id == account.id, RamUser.name == user_name)
+    ).scalar_one_or_none()
+    if user is None or not user.console_login or not check_password(password, user.password_hash):
+        return None
+    return Principal(account.id, user.id, user.name, "console")
+
+
+def signing_string(method: str, path: str, date: str, body: bytes) -> str:
+    """What an SDK request signs: method, path, date header and the body's SHA-256."""
+    return "\n".join([method.upper(), path, date, hashlib.sha256(body).hexdigest()])
+
+
+def sign(secret: str, method: str, path: str, date: str, body: bytes) -> str:
+    return hmac.new(secret.encode(), signing_string(method, path, date, body).encode(), hashlib.sha256).hexdigest()
+
+
+def principal_for_access_key(
+    db: Session, key_id: str, signature: str, method: str, path: str, date: str, body: bytes
+) -> Principal | None:
+    key = db.get(AccessKey, key_id)
+    if key is None or key.status != "Active":
+        return None
+    if not hmac.compare_digest(sign(key.secret, method, path, date, body), signature):
+        return None
+    user_name = ROOT_USER
+    if key.user_id:
+        user = db.get(RamUser, key.user_id)
+        user_name = user.name if user else "unknown"
+    return Principal(key.account_id, key.user_id, user_name, key.actor, access_key_id=key.id)  # type: ignore[arg-type]
+
+
+def principal_for_session(db: Session, token: str, now: datetime) -> tuple[Principal, ConsoleSession] | None:
+    session = db.get(ConsoleSession, hash_token(token))
+    if session is None or session.expires_at <= now:
+        return None
+    user_name = ROOT_USER
+    if session.user_id:
+        user = db.get(RamUser, session.user_id)
+        if user is None or user.account_id != session.account_id:
+            return None
+        user_name = user.name
+    principal = Principal(session.account_id, session.user_id, user_name, "console", session_id=session.session_id)
+    return principal, session

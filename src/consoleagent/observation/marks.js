@@ -1,0 +1,719 @@
+// Set-of-Mark observation: one walk over the composed DOM (open shadow roots and same-origin
+// iframes included) that finds the interactive elements a person could act on, names them the
+// way assistive technology does, and collects the page text a person reads around them.
+// Defined in every document by marking.install's init script (or on first use) and called as
+// window.__somMark({start}); returns ONE JSON string (cheaper to transfer
+// than an array of objects). Console-agnostic: it reads ARIA, HTML semantics and computed style,
+// never any console's own classes or ids.
+function __somMark(args) {
+  const T0 = performance.now();
+  const TOP = window;
+  // Keep the compiled function in the page: later calls send a one-line wrapper, not this source.
+  if (TOP.__somMark !== __somMark && !TOP.__somMark) {
+    Object.defineProperty(TOP, "__somMark", {value: __somMark, configurable: true, writable: true, enumerable: false});
+  }
+  const START = (args && args.start) || 1;
+  // Element -> id survives between observations of the same document (a new document starts a new
+  // map, from an id the caller has never handed out, so a stale id can never hit a new element).
+  let S = TOP.__som;
+  if (!S || S.doc !== TOP.document) {
+    S = {doc: TOP.document, ids: new WeakMap(), next: START, frames: new WeakMap(), nextFrame: 1};
+    Object.defineProperty(TOP, "__som", {value: S, configurable: true, writable: true, enumerable: false});
+  }
+
+  const INTERACTIVE_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem", "scrollbar"]);
+  const FOCUS_ROLES = new Set(["gridcell", "row", "columnheader", "rowheader", "listbox", "tree", "grid", "separator"]);
+  const NAME_FROM_CONTENT = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "treeitem", "gridcell", "cell", "columnheader", "rowheader", "row", "heading", "tooltip",
+    "clickable", "focusable", "file"]);
+  const LANDMARKS = {nav: "navigation", main: "main", aside: "complementary", search: "search"};
+  const ROLE_GROUPS = new Set(["navigation", "main", "complementary", "search", "region", "menu", "menubar", "listbox",
+    "tablist", "tree", "radiogroup", "toolbar", "group", "banner", "contentinfo", "form"]);
+  const ALWAYS_GROUP = new Set(["navigation", "main", "complementary", "search", "menu", "menubar", "listbox", "tablist", "tree"]);
+  const SKIP_TAGS = new Set(["script", "style", "template", "noscript", "head", "meta", "link", "title", "base", "datalist"]);
+  const TEXT_INPUT = new Set(["text", "email", "tel", "url", "password", "", "date", "datetime-local", "month", "time", "week", "color"]);
+  const STATUS_ROLES = new Set(["status", "alert", "log", "marquee", "timer"]);
+  const MAXN = 100;
+
+  const marks = [];        // {id, role, name, tag, value, placeholder, states, bbox, in_viewport, frame, ...}
+  const items = [];        // document-ordered outline items
+  const modals = [];       // visible modal dialogs (aria-modal / dialog:modal)
+  const proxies = [];      // invisible checkbox/radio/file inputs to mark through their label
+  const frameErrors = [];
+  let gid = 0;
+  let textBuf = "";
+  let textY = 0;
+
+  const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
+  const attr = (el, a) => el.getAttribute(a);
+  const roleAttr = (el) => { const r = attr(el, "role"); return r ? r.trim().split(/\s+/)[0].toLowerCase() : ""; };
+  const composedParent = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const byId = (el, id) => { const root = el.getRootNode(); return (root.getElementById ? root.getElementById(id) : null) || (el.ownerDocument.getElementById(id)); };
+
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case "a": case "area": return el.hasAttribute("href") ? "link" : "";
+      case "button": return "button";
+      case "summary": return el.parentElement && el.parentElement.localName === "details" ? "button" : "";
+      case "select": return (el.multiple || el.size > 1) ? "listbox" : "combobox";
+      case "textarea": return "textbox";
+      case "input": {
+        const t = (el.type || "text").toLowerCase();
+        if (t === "hidden") return "";
+        if (t === "button" || t === "submit" || t === "reset" || t === "image") return "button";
+        if (t === "checkbox") return "checkbox";
+        if (t === "radio") return "radio";
+        if (t === "range") return "slider";
+        if (t === "number") return "spinbutton";
+        if (t === "search") return el.hasAttribute("list") ? "combobox" : "searchbox";
+        if (t === "file") return "file";
+        return el.hasAttribute("list") ? "combobox" : "textbox";
+      }
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
+      case "dialog": return "dialog";
+      case "form": return "form";
+      case "table": return "table";
+      case "tr": return "row";
+      case "td": return "cell";
+      case "th": return "columnheader";
+      case "fieldset": return "group";
+      case "option": return "option";
+      case "nav": case "main": case "aside": case "search": return LANDMARKS[tag];
+      case "section": return (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) ? "region" : "";
+      case "output": return "status";
+      default: return "";
+    }
+  }
+
+  // ---- accessible names -------------------------------------------------------------------------
+  function contentText(node, depth, skip) {
+    let out = "";
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) { out += c.data; continue; }
+      if (c.nodeType !== 1) continue;
+      const t = c.localName;
+      if (SKIP_TAGS.has(t) || c === skip) continue;
+      if (c.hidden || attr(c, "aria-hidden") === "true") continue;
+      const cs = c.ownerDocument.defaultView.getComputedStyle(c);
+      if (cs.display === "none" || cs.visibility !== "visible") continue;
+      if (t === "img" || (t === "input" && c.type === "image")) { out += " " + (attr(c, "alt") || attr(c, "aria-label") || attr(c, "title") || "") + " "; continue; }
+      if (t === "input" || t === "select" || t === "textarea") { out += " " + fieldValue(c) + " "; continue; }
+      if (t === "svg") { const ti = c.querySelector("title"); out += " " + (attr(c, "aria-label") || (ti ? ti.textContent : "")) + " "; continue; }
+      const al = attr(c, "aria-label");
+      if (al && al.trim()) { out += " " + al + " "; continue; }
+      if (depth < 12) {
+        const inner = contentText(c.shadowRoot || c, depth + 1, skip);
+        out += (cs.display.startsWith("inline") ? inner : " " + inner + " ");
+      }
+    }
+    return out;
+  }
+  function labelledBy(el) {
+    const ids = attr(el, "aria-labelledby");
+    if (!ids) return "";
+    return clean(ids.split(/\s+/).map((id) => {
+      const r = byId(el, id);
+      if (!r) return "";
+      return attr(r, "aria-label") || contentText(r, 0, null) || r.textContent || "";
+    }).join(" "));
+  }
+  function fieldValue(el) {
+    const t = el.localName;
+    if (t === "select") {
+      const opts = Array.from(el.selectedOptions || []).map((o) => clean(o.label || o.textContent));
+      return opts.join(", ");
+    }
+    if (t === "input" && (el.type === "password")) return el.value ? "••••" : "";
+    if (t === "input" && (el.type === "checkbox" || el.type === "radio")) return "";
+    return el.value == null ? "" : String(el.value);
+  }
+  function nativeLabel(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) {
+      // A <label for=id> in another shadow scope is not linked by the browser; look for it ourselves.
+      return "";
+    }
+    return clean(Array.from(labels).map((l) => contentText(l, 0, el)).join(" "));
+  }
+  function headerForCell(el) {
+    const cell = el.closest("td,th,[role=cell],[role=gridcell]");
+    if (!cell) return "";
+    const row = cell.parentElement;
+    const table = cell.closest("table,[role=table],[role=grid],[role=treegrid]");
+    if (!row || !table) return "";
+    const idx = Array.prototype.indexOf.call(row.children, cell);
+    const head = table.querySelector("thead tr, tr:has(> th), [role=row]:has(> [role=columnheader])");
+    if (!head || head === row) return "";
+    const h = head.children[idx];
+    return h ? clean(h.textContent) : "";
+  }
+  function nearbyLabel(el) {
+    // A label-like short text just before the field, within two ancestors (label/value layouts
+    // built from divs without <label for>).
+    let cur = el;
+    for (let level = 0; level < 3 && cur; level++) {
+      if (cur.matches("td,th,[role=cell],[role=gridcell]")) return ""; // a cell's neighbours are data, not labels
+      let sib = cur.previousElementSibling;
+      for (let k = 0; k < 2 && sib; k++, sib = sib.previousElementSibling) {
+        if (sib.matches("input,select,textarea,button,[role]")) break;
+        if (!sib.checkVisibility || sib.checkVisibility()) {
+          const t = clean(sib.textContent);
+          if (t && t.length <= 40) return t.replace(/[:：]\s*$/, "");
+          if (t) break;
+        }
+      }
+      cur = cur.parentElement;
+      if (cur && cur.matches("form,fieldset,table,[role=dialog],body")) break;
+    }
+    return "";
+  }
+  function accName(el, role, tag) {
+    let n = labelledBy(el);
+    if (n) return n;
+    n = clean(attr(el, "aria-label"));
+    if (n) return n;
+    const isField = tag === "input" || tag === "select" || tag === "textarea";
+    if (isField) {
+      const t = (el.type || "").toLowerCase();
+      if (tag === "input" && (t === "button" || t === "submit" || t === "reset")) {
+        return clean(el.value) || clean(attr(el, "title")) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
+      }
+      if (tag === "input" && t === "image") return clean(attr(el, "alt")) || clean(el.value) || clean(attr(el, "title")) || "Submit";
+      n = nativeLabel(el);
+      if (n) return n;
+      n = clean(attr(el, "title")) || clean(attr(el, "placeholder"));
+      if (n) return n;
+    } else if (NAME_FROM_CONTENT.has(role)) {
+      n = clean(contentText(el.shadowRoot || el, 0, null));
+      if (!n && el.shadowRoot) n = clean(contentText(el, 0, null));
+      if (n) return n;
+      n = clean(attr(el, "title"));
+      if (n) return n;
+    } else {
+      n = clean(attr(el, "title")) || clean(attr(el, "placeholder")) || clean(attr(el, "aria-placeholder"));
+      if (n) return n;
+      if (el.labels && el.labels.length) { n = nativeLabel(el); if (n) return n; }
+    }
+    // Fallbacks for unnamed fields: what a person reads next to it, then the column, then `name`.
+    if (role === "link" || role === "button" || role === "clickable") return "";
+    return headerForCell(el) || nearbyLabel(el) || clean(attr(el, "name"));
+  }
+  function description(el) {
+    const ids = attr(el, "aria-describedby");
+    let d = "";
+    if (ids) d = clean(ids.split(/\s+/).map((id) => { const r = byId(el, id); return r ? r.textContent : ""; }).join(" "));
+    return d;
+  }
+
+  // ---- geometry ------------------------------------------------------------------------------------
+  const VW = TOP.document.documentElement.clientWidth || TOP.innerWidth;
+  const VH = TOP.document.documentElement.clientHeight || TOP.innerHeight;
+  const INF = 1e9;
+  const inter = (a, b) => [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+  const nonEmpty = (r) => r[2] > r[0] && r[3] > r[1];
+
+  function clipChildren(ctx, el, st, rect, ox, oy) {
+    // Overflow clipping for descendants: hidden/clip cut them off (a person cannot reach them), while
+    // auto/scroll only hide them until scrolled.
+    const ovx = st.overflowX;
+    if (ovx === "visible") return ctx; // then overflow-y is visible too (or clip, which nobody uses alone)
+    const ovy = st.overflowY;
+    const r = rect || el.getBoundingClientRect();
+    const box = [r.left + ox + el.clientLeft, r.top + oy + el.clientTop, r.left + ox + el.clientLeft + el.clientWidth,
+      r.top + oy + el.clientTop + el.clientHeight];
+    const hard = ctx.hard.slice(), soft = ctx.soft.slice();
+    if (ovx === "hidden" || ovx === "clip") { hard[0] = Math.max(hard[0], box[0]); hard[2] = Math.min(hard[2], box[2]); }
+    else if (ovx !== "visible") { soft[0] = Math.max(soft[0], box[0]); soft[2] = Math.min(soft[2], box[2]); }
+    if (ovy === "hidden" || ovy === "clip") { hard[1] = Math.max(hard[1], box[1]); hard[3] = Math.min(hard[3], box[3]); }
+    else if (ovy !== "visible") { soft[1] = Math.max(soft[1], box[1]); soft[3] = Math.min(soft[3], box[3]); }
+    return {hard, soft};
+  }
+
+  // ---- the walk -------------------------------------------------------------------------------------
+  function flushText() {
+    const t = clean(textBuf);
+    textBuf = "";
+    if (t) items.push({k: "t", t: cut(t, 600), y: textY});
+  }
+
+  function frameSelector(iframe) {
+    let n = S.frames.get(iframe);
+    if (!n) { n = S.nextFrame++; S.frames.set(iframe, n); }
+    if (attr(iframe, "data-som-frame") !== String(n)) iframe.setAttribute("data-som-frame", String(n));
+    return `iframe[data-som-frame="${n}"]`;
+  }
+
+  // Frame context: document, offsets of its viewport inside the top viewport, listener set.
+  function walkDocument(doc, fctx) {
+    const root = doc.documentElement;
+    if (!root) return;
+    const view = doc.defaultView;
+    const f = {...fctx, listeners: (view && view.__somListeners) || null, doc};
+    walkChildren(doc, f, {
+      flow: fctx.clip, abs: fctx.clip, fixed: fctx.fixedClip,
+      pointer: false, opacity0: false, inert: false, sink: null, groups: [], dialog: null, form: null, row: null,
+      table: null, inMark: null, modals: [], depth: 0,
+    });
+  }
+
+  function walkChildren(parent, f, c) {
+    for (let el = parent.firstElementChild; el; el = el.nextElementSibling) walkEl(el, f, c);
+  }
+
+  function walkEl(el, f, c) {
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag)) return;
+    if (tag === "slot") { // slotted light-DOM children are walked from the host; render fallback content only
+      if (!el.assignedNodes().length) walkChildren(el, f, c);
+      return;
+    }
+    const st = f.view.getComputedStyle(el);
+    const display = st.display;
+    if (display === "none") return;
+    if (el.hasAttribute("inert") || attr(el, "aria-hidden") === "true") {
+      flushText();
+      return; // not perceivable, not actionable
+    }
+    const opacity0 = c.opacity0 || st.opacity === "0";
+    const visible = st.visibility === "visible" && !opacity0;
+    const pos = st.position;
+    const clip = pos === "fixed" ? c.fixed : pos === "absolute" ? c.abs : c.flow;
+    const block = !display.startsWith("inline") && display !== "contents";
+    const explicit = roleAttr(el);
+    let role = explicit && explicit !== "presentation" && explicit !== "none" ? explicit : implicitRole(el, tag);
+    const pointer = c.inMark ? c.pointer : st.cursor === "pointer"; // inside a control it only inherits
+
+    // --- is it interactive? ---
+    let kind = "";
+    if (INTERACTIVE_ROLES.has(role) || role === "file" || role === "listbox") kind = "native";
+    if (tag === "option" && el.parentElement && (el.parentElement.localName === "select" || el.parentElement.localName === "optgroup")) kind = "";
+    if (role === "listbox" && tag !== "select") kind = el.hasAttribute("tabindex") && !el.querySelector("[role=option]") ? "native" : "";
+    if (!kind && FOCUS_ROLES.has(role) && el.hasAttribute("tabindex") && el.tabIndex >= 0) kind = "native";
+    if (!kind && el.hasAttribute("contenteditable") && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) { kind = "native"; role = "textbox"; }
+    if (!kind && tag !== "body" && tag !== "html") {
+      const listener = el.hasAttribute("onclick") || el.onclick !== null || el.hasAttribute("onmousedown") ||
+        (f.listeners !== null && f.listeners.has(el));
+      if (listener) {
+        kind = pointer ? "click" : "listen";
+      } else if (pointer && !c.pointer && !c.inMark && tag !== "label" && tag !== "iframe") {
+        kind = "pointer";
+      } else if (el.hasAttribute("tabindex") && el.tabIndex >= 0 && tag !== "iframe") {
+        kind = "focus";
+      }
+      if (kind && !role) role = kind === "focus" ? "focusable" : "clickable";
+      if (kind && !INTERACTIVE_ROLES.has(role) && role !== "clickable" && role !== "focusable") {
+        role = kind === "focus" ? "focusable" : "clickable";
+      }
+    }
+    if (tag === "label" && kind && kind !== "native" && el.control) kind = ""; // the input is marked
+
+    // --- groups and text structure ---
+    let ctx = c;
+    let group = null;
+    if (role === "heading") {
+      flushText();
+      const lvl = parseInt(attr(el, "aria-level") || (tag.length === 2 && tag[0] === "h" ? tag[1] : "2"), 10) || 2;
+      const it = {k: "h", l: lvl, t: ""};
+      const r = el.getBoundingClientRect();
+      it.y = r.top + f.oy;
+      items.push(it);
+      ctx = {...c, sink: it};
+    } else if (STATUS_ROLES.has(role) || (attr(el, "aria-live") && attr(el, "aria-live") !== "off")) {
+      flushText();
+      const it = {k: role === "alert" ? "alert" : "status", t: "", y: 0};
+      items.push(it);
+      ctx = {...c, sink: it};
+      group = it;
+    } else if (role === "tooltip") {
+      flushText();
+      const it = {k: "tip", t: "", y: 0};
+      items.push(it);
+      ctx = {...c, sink: it};
+    } else if (role === "dialog" || role === "alertdialog") {
+      flushText();
+      const name = dialogName(el);
+      const isModal = attr(el, "aria-modal") === "true" || (tag === "dialog" && el.matches(":modal"));
+      group = {k: "open", g: ++gid, t: `${role === "alertdialog" ? "alert dialog" : "dialog"} "${cut(name, 80)}"`, dialog: 1, modal: isModal ? 1 : 0};
+      items.push(group);
+      ctx = {...c, dialog: {name, el}, groups: c.groups};
+      if (isModal) { const m = {el, name, gid: group.g, order: modals.length}; modals.push(m); ctx.modals = c.modals.concat([m]); }
+    } else if (role === "table" || role === "grid" || role === "treegrid") {
+      flushText();
+      const name = labelledBy(el) || clean(attr(el, "aria-label")) || (el.caption ? clean(el.caption.textContent) : "");
+      group = {k: "open", g: ++gid, t: name ? `table "${cut(name, 60)}"` : "table", table: 1, cols: []};
+      items.push(group);
+      ctx = {...c, table: group, row: null};
+    } else if (role === "row" && c.table) {
+      flushText();
+      const headerRow = el.querySelector(":scope > th, :scope > [role=columnheader]") && !el.querySelector(":scope > td, :scope > [role=gridcell], :scope > [role=cell]");
+      if (headerRow) {
+        ctx = {...c, sink: null, row: {header: true, cells: c.table.cols}};
+      } else {
+        group = {k: "open", g: ++gid, row: 1, t: "", cells: []};
+        const r = el.getBoundingClientRect();
+        group.y = r.top + f.oy; group.h = r.height;
+        items.push(group);
+        ctx = {...c, row: group};
+      }
+    } else if ((role === "cell" || role === "gridcell" || role === "columnheader" || role === "rowheader") && c.row) {
+      const cell = {t: ""};
+      c.row.cells.push(cell);
+      ctx = {...c, sink: cell, cellIndex: c.row.cells.length - 1};
+    } else if (tag === "fieldset" || (role && ROLE_GROUPS.has(role) && role !== "listbox" || role === "listbox" && !kind)) {
+      const name = tag === "fieldset" ? legendText(el) : (labelledBy(el) || clean(attr(el, "aria-label")));
+      if (name || ALWAYS_GROUP.has(role)) {
+        flushText();
+        const label = role === "group" || tag === "fieldset" ? "group" : role;
+        group = {k: "open", g: ++gid, t: name ? `${label} "${cut(name, 60)}"` : label};
+        items.push(group);
+        if (role === "form" || tag === "form") ctx = {...c, form: name};
+        else if (tag === "fieldset") ctx = {...c, fieldset: name};
+      } else if (tag === "form") {
+        ctx = {...c, form: ""};
+      }
+    } else if (tag === "legend" || (tag === "label" && el.control) || tag === "caption") {
+      ctx = {...c, sink: {t: ""}}; // already said by the group or the field's name
+    }
+
+    // --- mark it ---
+    let mark = null;
+    if (kind) {
+      const r = el.getBoundingClientRect();
+      const x = r.left + f.ox, y = r.top + f.oy;
+      const box = [x, y, x + r.width, y + r.height];
+      const seen = inter(box, clip.hard);
+      let ok = visible && r.width > 1 && r.height > 1 && nonEmpty(seen) && (f.path !== "" || (seen[2] + f.sx > 0 && seen[3] + f.sy > 0));
+      if (!ok && visible === false && !c.opacity0 && st.visibility === "visible" && st.opacity === "0" && (role === "checkbox" || role === "radio" || role === "file") && r.width >= 8 && r.height >= 8 && nonEmpty(seen)) {
+        ok = true; // a transparent native control laid over its styled stand-in is the real click target
+      }
+      if (!ok && tag === "input" && (role === "checkbox" || role === "radio" || role === "file") && el.labels && el.labels.length) {
+        const p = {el, role, f, c, item: {k: "m", m: null}};
+        proxies.push(p);
+        items.push(p.item);
+      }
+      if (ok) {
+        flushText();
+        const vis = inter(seen, inter(clip.soft, [0, 0, VW, VH]));
+        mark = {el, kind, role, tag, box, inView: nonEmpty(vis), f, c, st};
+        mark.order = marks.length;
+        marks.push(mark);
+        items.push({k: "m", m: mark, y});
+        // A link's text identifies its row or heading ("web-01"); a button's ("Stop") does not.
+        const keepSink = ctx.sink !== c.sink || (c.sink && (c.sink.k === "h" || role === "link"));
+        ctx = {...ctx, inMark: mark, sink: keepSink ? ctx.sink : {t: ""}};
+        if (c.inMark) (c.inMark.kids || (c.inMark.kids = [])).push(mark);
+      }
+    }
+
+    // --- text and descendants ---
+    const nextFlow = clipChildren(clip, el, st, null, f.ox, f.oy);
+    const positioned = pos !== "static";
+    if (kind && !mark) ctx = {...ctx, sink: {t: ""}}; // an unreachable control's label is not page text
+    const childCtx = ctx === c ? {...c} : ctx;
+    childCtx.flow = nextFlow;
+    childCtx.abs = positioned ? nextFlow : c.abs;
+    childCtx.pointer = pointer;
+    childCtx.opacity0 = opacity0;
+    if (block && !ctx.sink) flushText();
+    else if (block && ctx.sink) ctx.sink.t += " ";
+    if (tag === "iframe") {
+      walkFrame(el, f, childCtx);
+    } else if (tag !== "svg" && tag !== "select" && tag !== "textarea") {
+      if (el.shadowRoot) walkShadow(el, f, childCtx, visible);
+      else walkKids(el, f, childCtx, visible);
+    }
+    if (block && !ctx.sink) flushText();
+    else if (block && ctx.sink) ctx.sink.t += " ";
+    if (group) {
+      if (group.k === "open") { flushText(); items.push({k: "close", g: group.g}); }
+      if (group.cells) group.t = group.cells.map((x) => clean(x.t)).filter(Boolean).map((x) => cut(x, 60)).join(" | ");
+      if (group.k === "status" || group.k === "alert") group.t = cut(clean(group.t), 300);
+    }
+    if (ctx.sink && ctx.sink !== c.sink && ctx.sink.k) ctx.sink.t = cut(clean(ctx.sink.t), 200);
+  }
+
+  function walkKids(el, f, c, visible) {
+    for (let n = el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) {
+        if (!visible) continue;
+        const d = n.data;
+        if (c.sink) c.sink.t += d;
+        else if (!c.inMark && d.trim()) { if (!textBuf) textY = n.parentElement ? n.parentElement.getBoundingClientRect().top + f.oy : 0; textBuf += d; }
+        else if (!c.inMark) textBuf += " ";
+      } else if (n.nodeType === 1) {
+        walkEl(n, f, c);
+      }
+    }
+  }
+
+  function walkShadow(host, f, c, visible) {
+    // The composed tree: the shadow root renders; light-DOM children appear through its slots.
+    const sr = host.shadowRoot;
+    for (let n = sr.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1) walkEl(n, f, c);
+      else if (n.nodeType === 3 && visible && n.data.trim()) { if (c.sink) c.sink.t += n.data; else if (!c.inMark) textBuf += n.data; }
+    }
+    // Slotted children: walk them in light-DOM order after the shadow content (their layout comes
+    // from the slot; their geometry is measured directly, so order is the only approximation).
+    for (let n = host.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1) { if (n.assignedSlot) walkEl(n, f, c); }
+      else if (n.nodeType === 3 && visible && n.data.trim() && n.assignedSlot) { if (c.sink) c.sink.t += n.data; else if (!c.inMark) textBuf += n.data; }
+    }
+  }
+
+  function walkFrame(iframe, f, c) {
+    let doc = null;
+    try { doc = iframe.contentDocument; } catch (e) { doc = null; }
+    const sel = frameSelector(iframe);
+    if (!doc || !doc.documentElement) {
+      if (iframe.src && !/^(about:|javascript:)/.test(iframe.src)) frameErrors.push({frame: f.path ? f.path + " >> " + sel : sel, src: iframe.src});
+      return;
+    }
+    const r = iframe.getBoundingClientRect();
+    const fst = f.view.getComputedStyle(iframe);
+    const ox = f.ox + r.left + iframe.clientLeft + parseFloat(fst.paddingLeft || "0");
+    const oy = f.oy + r.top + iframe.clientTop + parseFloat(fst.paddingTop || "0");
+    const box = [ox, oy, ox + iframe.clientWidth, oy + iframe.clientHeight];
+    const clip = {hard: inter(c.flow.hard, box), soft: inter(c.flow.soft, box)};
+    const view = doc.defaultView;
+    const title = clean(attr(iframe, "title") || attr(iframe, "name") || "");
+    flushText();
+    const g = {k: "open", g: ++gid, t: title ? `frame "${cut(title, 60)}"` : "frame"};
+    items.push(g);
+    const se = doc.scrollingElement || doc.documentElement;
+    walkDocument(doc, {view, ox, oy, sx: se.scrollLeft, sy: se.scrollTop, clip, fixedClip: {hard: box, soft: box},
+      path: f.path ? f.path + " >> " + sel : sel, frameName: title, parentCtx: c});
+    flushText();
+    items.push({k: "close", g: g.g});
+  }
+
+  function legendText(fs) {
+    const lg = fs.querySelector(":scope > legend");
+    return lg ? clean(lg.textContent) : (labelledBy(fs) || clean(attr(fs, "aria-label")));
+  }
+  function dialogName(el) {
+    const n = labelledBy(el) || clean(attr(el, "aria-label"));
+    if (n) return n;
+    const h = el.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]") || (el.shadowRoot && el.shadowRoot.querySelector("h1,h2,h3,h4,[role=heading]"));
+    return h ? clean(h.textContent) : "";
+  }
+
+  // ---- run the walk ------------------------------------------------------------------------------------
+  const topDoc = TOP.document;
+  const se = topDoc.scrollingElement || topDoc.documentElement;
+  const viewClip = {hard: [-INF, -INF, INF, INF], soft: [-INF, -INF, INF, INF]};
+  const fixedClip = {hard: [0, 0, VW, VH], soft: [0, 0, VW, VH]};
+  walkDocument(topDoc, {view: TOP, ox: 0, oy: 0, sx: se.scrollLeft, sy: se.scrollTop, clip: viewClip, fixedClip, path: "", frameName: ""});
+  flushText();
+  const T_WALK = performance.now() - T0;
+
+  // Checkbox/radio/file inputs drawn by a styled label: act through the visible label.
+  for (const p of proxies) {
+    for (const lab of p.el.labels) {
+      if (marks.some((m) => m.el === lab)) break;
+      if (lab.checkVisibility && !lab.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+      const r = lab.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) continue;
+      const x = r.left + p.f.ox, y = r.top + p.f.oy;
+      const box = [x, y, x + r.width, y + r.height];
+      const mark = {el: lab, field: p.el, kind: "native", role: p.role, tag: "label", box, inView: nonEmpty(inter(box, [0, 0, VW, VH])),
+        f: p.f, c: p.c, order: marks.length};
+      marks.push(mark);
+      p.item.m = mark;
+      break;
+    }
+  }
+
+  // ---- modal scope ------------------------------------------------------------------------------------
+  function deepHit(x, y) {
+    let el = topDoc.elementFromPoint(x, y);
+    let ox = 0, oy = 0;
+    for (let guard = 0; el && guard < 20; guard++) {
+      if (el.shadowRoot) { const inner = el.shadowRoot.elementFromPoint(x - ox, y - oy); if (inner && inner !== el) { el = inner; continue; } }
+      if (el.localName === "iframe") {
+        let d = null; try { d = el.contentDocument; } catch (e) { d = null; }
+        if (!d) break;
+        const r = el.getBoundingClientRect();
+        ox += r.left + el.clientLeft; oy += r.top + el.clientTop;
+        const inner = d.elementFromPoint(x - ox, y - oy);
+        if (!inner) break;
+        el = inner; continue;
+      }
+      break;
+    }
+    return el;
+  }
+  function composedContains(a, b) { // does a contain b, across shadow roots and frames
+    for (let n = b; n; ) {
+      if (n === a) return true;
+      const p = composedParent(n);
+      if (p) { n = p; continue; }
+      const view = n.ownerDocument && n.ownerDocument.defaultView;
+      n = view && view.frameElement ? view.frameElement : null;
+    }
+    return false;
+  }
+  function onTop(m) {
+    const b = m.box;
+    const cx = Math.min(Math.max((b[0] + b[2]) / 2, 0), VW - 1), cy = Math.min(Math.max((b[1] + b[3]) / 2, 0), VH - 1);
+    const hit = deepHit(cx, cy);
+    return !!hit && (composedContains(m.el, hit) || composedContains(hit, m.el) || (m.field && composedContains(hit, m.field)));
+  }
+  let modal = null;
+  const visModals = modals.filter((m) => { const r = m.el.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  if (visModals.length) {
+    const native = visModals.filter((m) => m.el.localName === "dialog");
+    modal = native.length ? native[native.length - 1] : visModals[visModals.length - 1];
+  }
+  let blocker = null;
+  if (!modal) {
+    // A full-viewport fixed layer that takes every click (a backdrop without aria-modal).
+    const probes = [[VW / 2, 2], [2, VH / 2], [VW - 3, VH / 2], [VW / 2, VH - 3]];
+    let common = null;
+    for (const [x, y] of probes) {
+      let n = topDoc.elementFromPoint(x, y), found = null;
+      for (; n && n !== topDoc.documentElement && n !== topDoc.body; n = composedParent(n)) {
+        if (getComputedStyle(n).position === "fixed") {
+          const r = n.getBoundingClientRect();
+          if (r.width >= VW * 0.95 && r.height >= VH * 0.95) { found = n; break; }
+        }
+      }
+      if (!found || (common && common !== found)) { common = null; break; }
+      common = found;
+    }
+    blocker = common;
+  }
+  let kept = marks;
+  if (modal) {
+    const inModal = (m) => composedContains(modal.el, m.el);
+    kept = marks.filter((m) => inModal(m) || (m.inView && (modal.el.compareDocumentPosition(m.el) & 4) && onTop(m)));
+  } else if (blocker) {
+    const inside = marks.filter((m) => composedContains(blocker, m.el));
+    kept = marks.filter((m) => (inside.length && composedContains(blocker, m.el)) || (m.inView && onTop(m)));
+  }
+  const keptSet = new Set(kept);
+
+  // A listener without a pointer cursor on a big container is event delegation (a framework's root),
+  // not a control.
+  for (const m of kept) {
+    if (m.kind !== "listen") continue;
+    const area = (m.box[2] - m.box[0]) * (m.box[3] - m.box[1]);
+    if ((m.kids && m.kids.length) || area > VW * VH * 0.25 || clean(m.el.textContent).length > 200) keptSet.delete(m);
+  }
+  // Nested actionables: keep the innermost when the outer adds nothing of its own.
+  for (const m of kept) {
+    if (!m.kids || !keptSet.has(m)) continue;
+    const kids = m.kids.filter((k) => keptSet.has(k));
+    if (!kids.length) continue;
+    const outer = clean(m.el.textContent);
+    const inner = clean(kids.map((k) => k.el.textContent).join(" "));
+    const heuristic = m.kind !== "native";
+    if ((heuristic && outer.length <= inner.length + 2) || (kids.length === 1 && outer === inner && (m.role === "link" || m.role === "button" || heuristic))) {
+      keptSet.delete(m);
+    }
+  }
+
+  // ---- ids, names, states, context ----------------------------------------------------------------------
+  const active = (() => { let a = topDoc.activeElement; for (let g = 0; a && g < 20; g++) {
+    if (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    else if (a.localName === "iframe") { let d = null; try { d = a.contentDocument; } catch (e) { d = null; } if (!d || !d.activeElement) break; a = d.activeElement; }
+    else break; } return a; })();
+  const out = [];
+  const ordered = items.filter((it) => it.k === "m" && it.m).map((it) => it.m); // ids in document order
+  for (const m of ordered) {
+    if (!keptSet.has(m)) continue;
+    const el = m.el;
+    let id = S.ids.get(el);
+    if (!id) { id = S.next++; S.ids.set(el, id); }
+    m.id = id;
+    if (attr(el, "data-som") !== String(id)) el.setAttribute("data-som", String(id));
+    const field = m.field || el;
+    const ftag = field.localName;
+    let name = cut(accName(field, m.role, ftag), MAXN);
+    let value = null;
+    if (ftag === "input" || ftag === "select" || ftag === "textarea") {
+      if (m.role !== "checkbox" && m.role !== "radio" && m.role !== "button") value = fieldValue(field);
+    } else if (attr(field, "aria-valuetext") || attr(field, "aria-valuenow")) {
+      value = attr(field, "aria-valuetext") || attr(field, "aria-valuenow");
+    } else if (m.role === "textbox" || m.role === "combobox" || m.role === "searchbox") {
+      const own = clean(contentText(field, 0, null));
+      if (own && own !== name) value = own;
+    }
+    if (value != null) value = cut(String(value), MAXN);
+    const states = [];
+    const disabled = (field.matches && field.matches(":disabled")) || !!field.closest("[aria-disabled=true]");
+    if (disabled) states.push("disabled");
+    const ac = attr(field, "aria-checked");
+    if (field.checked === true || ac === "true") states.push("checked");
+    else if (ac === "mixed" || field.indeterminate === true) states.push("mixed");
+    const ae = attr(field, "aria-expanded");
+    if (ae === "true" || (ftag === "summary" && field.parentElement && field.parentElement.open)) states.push("expanded");
+    if (attr(field, "aria-selected") === "true" || (ftag === "option" && field.selected)) states.push("selected");
+    if (field.required || attr(field, "aria-required") === "true") states.push("required");
+    const ai = attr(field, "aria-invalid");
+    let invalid = ai && ai !== "false";
+    if (!invalid) { try { invalid = field.matches(":user-invalid"); } catch (e) { invalid = false; } }
+    if (invalid) states.push("invalid");
+    if (field.readOnly === true || attr(field, "aria-readonly") === "true") states.push("readonly");
+    if (active === field || active === el) states.push("focused");
+    const ph = attr(field, "placeholder") || attr(field, "aria-placeholder");
+    // Context a person uses to tell identical buttons apart.
+    const ctx = [];
+    const c = m.c;
+    if (m.f.frameName) ctx.push(`frame "${cut(m.f.frameName, 40)}"`);
+    if (c.dialog) ctx.push(`dialog "${cut(c.dialog.name, 60)}"`);
+    if (c.form) ctx.push(`form "${cut(c.form, 60)}"`);
+    if (c.fieldset) ctx.push(`group "${cut(c.fieldset, 60)}"`);
+    if (c.row && !c.row.header && c.row.cells) {
+      const cells = c.row.cells.map((x) => clean(x.t)).filter(Boolean).filter((t) => t !== name).slice(0, 5).map((t) => cut(t, 40));
+      if (cells.length) ctx.push("row: " + cells.join(" | "));
+      if (c.table && c.cellIndex != null && c.table.cols[c.cellIndex] && clean(c.table.cols[c.cellIndex].t)) ctx.push(`column "${cut(clean(c.table.cols[c.cellIndex].t), 40)}"`);
+    }
+    let desc = description(field);
+    const title = clean(attr(field, "title"));
+    if (!desc && title && title !== name) desc = title;
+    const rec = {id, role: m.role, name, tag: m.field ? ftag : m.tag, value, placeholder: ph ? cut(ph, MAXN) : null, states,
+      bbox: [Math.round(m.box[0] * 10) / 10, Math.round(m.box[1] * 10) / 10, Math.round((m.box[2] - m.box[0]) * 10) / 10,
+        Math.round((m.box[3] - m.box[1]) * 10) / 10], in_viewport: m.inView, frame: m.f.path, context: ctx.join("; ")};
+    if (desc) rec.desc = cut(desc, 200);
+    if (invalid) {
+      const err = description(field);
+      if (err) rec.error = cut(err, 200);
+    }
+    m.rec = rec;
+    out.push(rec);
+  }
+
+  // ---- outline items, with table headers resolved --------------------------------------------------------
+  const outItems = [];
+  for (const it of items) {
+    if (it.k === "m") { if (it.m && keptSet.has(it.m)) outItems.push({k: "m", id: it.m.id, y: Math.round(it.m.box[1])}); continue; }
+    const o = {k: it.k};
+    if (it.g) o.g = it.g;
+    if (it.k === "open") {
+      o.t = it.t;
+      if (it.row) o.row = 1;
+      if (it.table) { o.table = 1; o.cols = it.cols.map((x) => cut(clean(x.t), 40)); }
+      if (it.dialog) o.dialog = 1;
+      if (it.modal) o.modal = modal && modal.gid === it.g ? 1 : 0;
+      if (it.y != null) o.y = Math.round(it.y);
+    } else if (it.k !== "close") {
+      o.t = clean(it.t);
+      if (!o.t) continue;
+      if (it.l) o.l = it.l;
+      o.y = Math.round(it.y || 0);
+    }
+    outItems.push(o);
+  }
+
+  const result = {
+    url: TOP.location.href, title: topDoc.title, vw: VW, vh: VH, sx: se.scrollLeft, sy: se.scrollTop,
+    page_h: se.scrollHeight, next: S.next, modal: modal ? modal.name || "dialog" : (blocker ? "overlay" : null),
+    marks: out, items: outItems, skipped_frames: frameErrors, ms: 0,
+  };
+  result.ms = Math.round((performance.now() - T0) * 100) / 100;
+  result.ms_walk = Math.round(T_WALK * 100) / 100;
+  return JSON.stringify(result);
+}

@@ -1,0 +1,89 @@
+"""Observation records. Plain data, so they serialise into trajectories and training samples."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+STATES = ("disabled", "checked", "expanded", "selected", "required", "invalid", "readonly", "focused")
+
+
+@dataclass
+class Mark:
+    """One interactive element, numbered for this step only."""
+
+    id: int
+    role: str  # button, link, textbox, combobox, checkbox, radio, switch, tab, menuitem, option, ...
+    name: str  # accessible name, computed like assistive technology does
+    tag: str = ""
+    value: str | None = None
+    placeholder: str | None = None
+    states: list[str] = field(default_factory=list)
+    bbox: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x, y, width, height in CSS pixels
+    in_viewport: bool = True
+    frame: str = ""  # "" for the top document, else a path of iframe selectors
+    context: str = ""  # the dialog/form/table row it belongs to, as a person would describe it
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Mark":
+        data = dict(data)
+        data["bbox"] = tuple(data.get("bbox") or (0, 0, 0, 0))
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass
+class HistoryEntry:
+    step: int
+    action: str
+    result: str  # "ok" or the error a person would have seen
+
+
+@dataclass
+class Observation:
+    """Everything the policy sees at one step."""
+
+    url: str
+    title: str
+    text: str  # the page outline with [id] marks
+    marks: list[Mark] = field(default_factory=list)
+    screenshot: bytes | None = None  # PNG with numbered boxes, when asked for
+    goal: str = ""
+    document: list[str] = field(default_factory=list)  # the procedure's steps, numbered from 1
+    document_step: int | None = None
+    history: list[HistoryEntry] = field(default_factory=list)
+    last_error: str | None = None
+    resource_report: str | None = None
+    step: int = 0
+
+    def mark(self, mark_id: int) -> Mark | None:
+        return next((m for m in self.marks if m.id == mark_id), None)
+
+    def render(self, history_limit: int = 12) -> str:
+        """The observation as one text block for a language model (the same for prompting and training)."""
+        parts = [f"## Goal\n{self.goal}"] if self.goal else []
+        if self.document:
+            steps = "\n".join(f"{i}. {s}" for i, s in enumerate(self.document, 1))
+            parts.append(f"## Document\n{steps}")
+            if self.document_step:
+                parts.append(f"## Current document step\n{self.document_step}. {self.document[self.document_step - 1]}"
+                             if 0 < self.document_step <= len(self.document) else f"## Current document step\n{self.document_step}")
+        if self.resource_report:
+            parts.append(f"## Resources prepared for you\n{self.resource_report}")
+        if self.history:
+            shown = self.history[-history_limit:]
+            lines = [f"{h.step}. {h.action} -> {h.result}" for h in shown]
+            parts.append("## Previous actions\n" + "\n".join(lines))
+        if self.last_error:
+            parts.append(f"## Error from your last action\n{self.last_error}")
+        parts.append(f"## Page\nURL: {self.url}\nTitle: {self.title}\n{self.text}")
+        return "\n\n".join(parts)
+
+    def to_dict(self, include_screenshot: bool = False) -> dict[str, Any]:
+        data = asdict(self)
+        data["marks"] = [m.to_dict() for m in self.marks]
+        if not include_screenshot:
+            data.pop("screenshot")
+        return data

@@ -1,0 +1,1 @@
+"""Trajectories: one JSONL record per step, with an episode header and footer."""

@@ -1,0 +1,136 @@
+"""ConsoleEnv against the real stratus console in headless Chromium: a scripted episode that
+creates a VPC and is found in the audit log, rejected actions reported to the agent, limits, and
+environment faults (crashes, server errors, lost login) ending the episode as env_error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from consoleagent.adapters.stratus import StratusAdapter
+from consoleagent.env import ConsoleEnv, EnvConfig, EnvironmentFault
+from consoleagent.env.browser import BrowserHost
+from consoleagent.policies.base import Decision
+from consoleagent.runner import run_episode
+from consoleagent.tasks import Task
+from consoleagent.trajectory.reader import read_trajectory
+from stratus.sdk import Client
+from tests.agents import ByName, NamedStepsPolicy, find_mark
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def env(playwright_instance: Any) -> Any:
+    host = BrowserHost(playwright=playwright_instance)  # one Playwright per thread: share the session's
+    environment = ConsoleEnv(StratusAdapter(time_scale=20.0), EnvConfig(screenshots=False), browser=host)
+    yield environment
+    environment.close()
+
+
+def sdk(env: ConsoleEnv, credentials: Any) -> Client:
+    return Client(env.adapter.base_url, credentials.extra["access_key_id"], credentials.extra["access_key_secret"])
+
+
+def test_scripted_episode_creates_a_vpc_seen_in_the_audit_log(env: ConsoleEnv, tmp_path: Any) -> None:
+    policy = NamedStepsPolicy([
+        ByName("click", "link", "Create VPC"),
+        ByName("type", "textbox", "Name", ("agent-vpc",)),
+        ByName("click", "button", "OK"),
+        ByName("wait(1)"),
+        ByName('task_complete("created agent-vpc")'),
+    ])
+    result = run_episode(env, policy, Task(goal="Create a VPC named agent-vpc", start_url="/vpc/vpcs"),
+                         trajectory=tmp_path / "episode.jsonl")
+    assert result.status == "completed", result.cause
+    assert result.steps == 5
+    client = sdk(env, result.credentials)
+    events = client.call("actiontrail", "LookupEvents", EventName="CreateVpc")["Events"]
+    assert len(events) == 1
+    assert events[0]["actor"] == "console" and events[0]["requestParameters"]["VpcName"] == "agent-vpc"
+    trajectory = read_trajectory(tmp_path / "episode.jsonl")
+    assert trajectory.footer["status"] == "completed"
+    assert [s["result"] for s in trajectory.steps] == ["ok"] * 5
+    assert all({"policy", "action", "settle", "observe"} <= set(s["timings"]) for s in trajectory.steps[:-1])
+
+
+def test_rejected_actions_are_told_to_the_agent(env: ConsoleEnv) -> None:
+    observation, info = env.reset(Task(goal="probe", start_url="/vpc/vswitches"))
+    # the Create vSwitch button is disabled (no VPC yet) and says why
+    button = find_mark(observation, "button", "Create vSwitch")
+    assert button is not None and "disabled" in button.states
+    observation, reward, terminated, truncated, info = env.step(f"click({button.id})")
+    assert not terminated and reward == 0.0
+    assert "disabled" in info["result"] and "Create a VPC first" in info["result"]
+    assert observation.last_error == info["result"]
+    observation, *_, info = env.step("click(99999)")
+    assert "no element [99999]" in observation.last_error
+    observation, *_, info = env.step("clik(3)")
+    assert "unknown action 'clik'" in observation.last_error and "click" in observation.last_error
+    observation, *_, info = env.step(Decision(action="", meta={"parse_error": "no action found"}))
+    assert "no action found" in observation.last_error
+    assert [h.result == "ok" for h in observation.history] == [False] * 4
+
+
+def test_step_limit_truncates(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="wander", start_url="/console", max_steps=2))
+    *_, terminated, truncated, info = env.step("scroll(\"down\")")
+    assert not (terminated or truncated)
+    *_, terminated, truncated, info = env.step("scroll(\"up\")")
+    assert truncated and not terminated and info["status"] == "truncated" and "step limit" in info["cause"]
+    with pytest.raises(RuntimeError):
+        env.step("scroll(\"down\")")
+
+
+def test_report_discrepancy_is_recorded(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="check", start_url="/console", document=["Click **Create VPC**."]))
+    *_, info = env.step(Decision(action='report_discrepancy(1, "label_changed", "Create VPC", "Create a VPC")',
+                                 document_step=1))
+    assert info["discrepancy"] == {"step": 1, "kind": "label_changed", "expected": "Create VPC", "observed": "Create a VPC"}
+    observation, *_, info = env.step('task_unachievable("the button is gone")')
+    assert info["status"] == "unachievable" and info["discrepancies"] == [info["discrepancies"][0]]
+    assert observation.document_step == 1
+
+
+def test_renderer_crash_is_an_env_error(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="crash", start_url="/console"))
+    observation, _, terminated, _, info = env.step('goto("chrome://crash")')
+    assert terminated and info["status"] == "env_error"
+    assert "crash" in info["cause"] or "closed" in info["cause"] or "navigation" in info["cause"]
+
+
+def test_browser_killed_mid_episode_is_an_env_error_and_the_next_episode_recovers(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="survive", start_url="/console"))
+    env.host.browser().close()  # the whole browser goes away, as when Chromium is killed
+    *_, terminated, _, info = env.step('scroll("down")')
+    assert terminated and info["status"] == "env_error" and ("closed" in info["cause"] or "crash" in info["cause"])
+    observation, _ = env.reset(Task(goal="again", start_url="/console"))  # a new browser is launched
+    assert observation.marks
+
+
+def test_server_error_is_an_env_error(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="5xx", start_url="/vpc/vpcs"))
+    env.page.route("**/vpc/vswitches*", lambda route: route.fulfill(status=502, body="bad gateway"))
+    *_, terminated, _, info = env.step('goto("/vpc/vswitches")')
+    assert terminated and info["status"] == "env_error" and "server error 502" in info["cause"]
+
+
+def test_lost_login_is_an_env_error(env: ConsoleEnv) -> None:
+    env.reset(Task(goal="session", start_url="/vpc/vpcs"))
+    env.page.context.clear_cookies()
+    *_, terminated, _, info = env.step('goto("/ecs/instances")')
+    assert terminated and info["status"] == "env_error" and "lost the console login" in info["cause"]
+
+
+def test_unreachable_console_fails_reset_as_env_error(playwright_instance: Any) -> None:
+    from consoleagent.adapters.web import WebConsoleAdapter
+
+    unreachable = ConsoleEnv(WebConsoleAdapter("http://127.0.0.1:9", login_routine=None),
+                             browser=BrowserHost(playwright=playwright_instance))
+    try:
+        with pytest.raises(EnvironmentFault) as exc:
+            unreachable.reset(Task(goal="nothing", start_url="/"))
+        assert "ERR_CONNECTION_REFUSED" in exc.value.cause or "network" in exc.value.cause
+    finally:
+        unreachable.close()
