@@ -309,3 +309,12 @@ def test_native_modal_dialog_and_a_menu_portaled_above_it(som: Any) -> None:
                     document.getElementById('menu').hidden = false; }""")
     opened = snapshot(som)
     assert names(opened) == {"Tag", "More", "prod"}
+
+
+def test_field_help_text_is_said_once(som: Any) -> None:
+    som.set_content("""<main><h1>Create</h1><form aria-label="New VPC">
+      <label for="d">Description</label><input id="d" aria-describedby="d-help">
+      <p id="d-help">Up to 256 characters.</p></form></main>""")
+    text = snapshot(som).text(2000)
+    assert 'textbox "Description" — Up to 256 characters.' in text
+    assert text.count("Up to 256 characters.") == 1

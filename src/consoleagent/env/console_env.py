@@ -231,9 +231,23 @@ class ConsoleEnv(gym.Env):
     def _settle(self, episode: _Episode) -> float:
         return wait_settled(episode.page, episode.tracker, self.config.settle)
 
+    def _snapshot(self, episode: _Episode) -> Any:
+        """Observe; if a navigation starts mid-observation (a form that redirects after its request
+        finished), settle on the new document and observe that instead."""
+        for attempt in range(3):
+            try:
+                return marking.snapshot(episode.page)
+            except Exception as exc:
+                navigating = "context was destroyed" in str(exc) or "navigat" in str(exc).lower()
+                if not navigating or attempt == 2 or browser_fault(exc):
+                    raise
+                episode.page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
+                self._settle(episode)
+        raise AssertionError("unreachable")
+
     def _observe(self, episode: _Episode, last_error: str | None) -> tuple[Observation, float]:
         began = time.monotonic()
-        snapshot = marking.snapshot(episode.page)
+        snapshot = self._snapshot(episode)
         episode.marks = {m.id: m for m in snapshot.marks}
         screenshot = marked_screenshot(episode.page, snapshot.marks) if self.config.screenshots else None
         observation = Observation(

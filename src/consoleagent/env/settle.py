@@ -27,7 +27,9 @@ MUTATION_TRACKER = """
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start, { once: true });
 })();
 """
-QUIET_FOR_MS = "() => window.__caSettle ? performance.now() - window.__caSettle.last : 1e9"
+# A document still loading is never quiet, whatever its mutations say.
+QUIET_FOR_MS = ("() => document.readyState !== 'complete' ? 0 : "
+                "(window.__caSettle ? performance.now() - window.__caSettle.last : 1e9)")
 
 
 @dataclass

@@ -77,6 +77,7 @@ def _quote(text: str) -> str:
 def build_entries(snap: "PageSnapshot") -> list[Entry]:
     marks = {m.id: m for m in snap.marks}
     errors = {x["error"] for x in snap.extras.values() if x.get("error")}
+    described: set[str] = set()
     entries: list[Entry] = []
     stack: list[tuple[int, int, bool]] = []  # (group id, entry index, inside a dialog)
     rows_in_table: dict[int, int] = {}
@@ -120,7 +121,10 @@ def build_entries(snap: "PageSnapshot") -> list[Entry]:
             extra = snap.extras.get(mark.id, {})
             y = mark.bbox[1]
             in_view = mark.in_viewport
-            entries.append(Entry("m", mark_line(mark, extra), depth, y=y, protected=in_view or in_dialog, parents=parents))
+            line = mark_line(mark, extra)
+            if extra.get("desc") and f"— {extra['desc']}" in line:
+                described.add(extra["desc"])  # the help text is on the field's line: don't repeat it below
+            entries.append(Entry("m", line, depth, y=y, protected=in_view or in_dialog, parents=parents))
             if extra.get("error"):
                 entries.append(Entry("err", f"  ! {extra['error']}", depth, y=y, protected=True, parents=parents))
             continue
@@ -131,7 +135,7 @@ def build_entries(snap: "PageSnapshot") -> list[Entry]:
         elif kind in ("status", "alert", "tip"):
             label = {"status": "status", "alert": "alert", "tip": "tooltip"}[kind]
             entries.append(Entry(kind, f"{label}: {text}", depth, y=y, protected=True, parents=parents))
-        elif text not in errors:  # an error already shown under its field
+        elif text not in errors and text not in described:  # already shown under or beside its field
             entries.append(Entry("t", text, depth, y=y, protected=in_dialog, parents=parents))
     for i, e in enumerate(entries):
         e.index = i
