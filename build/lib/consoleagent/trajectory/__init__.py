@@ -1,1 +1,0 @@
-"""Trajectories: one JSONL record per step, with an episode header and footer."""

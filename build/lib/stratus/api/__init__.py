@@ -1,1 +1,0 @@
-"""The JSON API: ``POST /api/{product}/{Action}``. Products register actions; one dispatcher runs them."""

@@ -1,1 +1,0 @@
-"""The web console: a shell (sign-in, top bar, navigation) and product pages built from shared widgets."""

@@ -1,1 +1,0 @@
-"""Mechanisms shared by every product: clock, ids, database, errors, identity, quotas."""
