@@ -43,3 +43,13 @@ def test_run_rejects_bad_input(tmp_path: Path) -> None:
     bad_doc.write_text("# Nothing here\n\nNo procedure at all.\n")
     malformed = runner.invoke(app, ["run", "--goal", "x", "--doc", str(bad_doc), "--out", str(tmp_path)])
     assert malformed.exit_code == 2 and "empty.md" in malformed.output
+
+
+def test_templates_validate_and_list() -> None:
+    result = runner.invoke(app, ["templates", "validate", "vpc", "vswitch", "key_pair"])
+    assert result.exit_code == 0, result.output
+    assert "3/3 ok" in result.output
+    listing = runner.invoke(app, ["templates", "list"])
+    assert listing.exit_code == 0 and "ecs_instance" in listing.output and "security_group" in listing.output
+    unknown = runner.invoke(app, ["templates", "validate", "teleporter"])
+    assert unknown.exit_code != 0

@@ -126,6 +126,61 @@ def view(
     out.print(f"Viewer: {path}")
 
 
+templates_app = typer.Typer(help="Resource META templates: list them, validate them in a scratch account.",
+                            no_args_is_help=True)
+app.add_typer(templates_app, name="templates")
+
+
+@templates_app.command("list")
+def templates_list() -> None:
+    """Every template with its key attributes and outputs."""
+    from rich.table import Table
+
+    from consoleagent.provisioning.library_stratus import stratus_library
+
+    table = Table(title="Resource META templates (stratus)")
+    for column in ("template", "description", "attributes (default)", "outputs"):
+        table.add_column(column)
+    library = stratus_library()
+    for name in library.names():
+        template = library.get(name)
+        attributes = ", ".join(f"{k}={a.default!r}" if a.default is not None else k for k, a in template.attributes.items())
+        table.add_row(name, template.description, attributes, ", ".join(template.outputs))
+    out.print(table)
+
+
+@templates_app.command("validate")
+def templates_validate(
+    names: Optional[list[str]] = typer.Argument(None, help="Templates to validate (default: all)."),
+    url: Optional[str] = typer.Option(None, help="A running stratus (default: start one in this process)."),
+    admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token."),
+) -> None:
+    """Create, verify and destroy each template in a scratch account; exit 1 if any fails or leaves anything behind."""
+    from rich.table import Table
+
+    from consoleagent.adapters.stratus import StratusAdapter
+    from consoleagent.provisioning.library_stratus import stratus_library
+    from consoleagent.provisioning.sources import StratusAccountSource
+    from consoleagent.provisioning.validation import validate_library
+
+    adapter = StratusAdapter(url, admin_token=admin_token, time_scale=50.0)
+    adapter.start()
+    try:
+        account = StratusAccountSource(adapter.base_url, adapter.admin_token).create()
+        with out.status("Validating templates in a scratch account ..."):
+            results = validate_library(stratus_library(), account, names=names or None)
+    finally:
+        adapter.stop()
+    table = Table(title=f"Template validation ({sum(r.ok for r in results)}/{len(results)} ok)")
+    for column in ("template", "result", "seconds", "error"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(r.name, "[green]ok[/green]" if r.ok else "[red]failed[/red]", f"{r.seconds:.2f}", r.error)
+    out.print(table)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
+
+
 @app.command()
 def version() -> None:
     """Print the version."""

@@ -40,7 +40,10 @@ def _now() -> str:
 
 
 def run_episode(env: ConsoleEnv, policy: Policy, task: Task, *, trajectory: Path | str | None = None,
-                seed: int | None = None, release: str | None = None) -> EpisodeResult:
+                seed: int | None = None, release: str | None = None, credentials: Any = None,
+                resource_report: str | None = None) -> EpisodeResult:
+    """Run ``policy`` on ``task``; ``credentials`` (a leased account) and ``resource_report`` (what was
+    provisioned for the task) go to ``env.reset``."""
     started, started_at = time.monotonic(), _now()
     writer = None
     if trajectory is not None:
@@ -48,7 +51,7 @@ def run_episode(env: ConsoleEnv, policy: Policy, task: Task, *, trajectory: Path
                                console=env.adapter.base_url, release=release, started_at=started_at)
         writer = TrajectoryWriter(Path(trajectory), header)
     try:
-        result = _loop(env, policy, task, writer, seed)
+        result = _loop(env, policy, task, writer, seed, credentials, resource_report)
     except BaseException:
         if writer is not None:
             writer.close()  # no footer: the file reads as an interrupted episode
@@ -63,9 +66,10 @@ def run_episode(env: ConsoleEnv, policy: Policy, task: Task, *, trajectory: Path
     return result
 
 
-def _loop(env: ConsoleEnv, policy: Policy, task: Task, writer: TrajectoryWriter | None, seed: int | None) -> EpisodeResult:
+def _loop(env: ConsoleEnv, policy: Policy, task: Task, writer: TrajectoryWriter | None, seed: int | None,
+          credentials: Any, resource_report: str | None) -> EpisodeResult:
     try:
-        observation, info = env.reset(task, seed=seed)
+        observation, info = env.reset(task, seed=seed, credentials=credentials, resource_report=resource_report)
     except EnvironmentFault as exc:
         return EpisodeResult("env_error", 0, 0.0, cause=f"reset: {exc.cause}")
     credentials = info.get("credentials")

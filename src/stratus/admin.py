@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -21,7 +21,7 @@ from stratus.core import accounts as account_ops
 from stratus.core import snapshots
 from stratus.core.clock import ManualClock, format_time
 from stratus.core.errors import ApiError, not_found
-from stratus.core.identity import Account, RamUser
+from stratus.core.identity import AccessKey, Account, RamUser
 from stratus.core.quotas import DEFAULT_QUOTAS
 from stratus.releases import RELEASES
 from stratus.runtime import Runtime
@@ -63,6 +63,10 @@ class NewUser(_Body):
 class NewKey(_Body):
     actor: str = "sdk"
     user_name: str | None = None
+
+
+class KeyStatusBody(_Body):
+    status: Literal["Active", "Inactive"]
 
 
 class ReleaseBody(_Body):
@@ -168,6 +172,37 @@ def create_key(account_id: str, body: NewKey, runtime: Runtime = Depends(require
             raise _fail(err) from None
         db.commit()
         return {"access_key_id": key.id, "access_key_secret": key.secret, "actor": key.actor}
+
+
+@router.get("/accounts/{account_id}/access-keys")
+def list_keys(account_id: str, runtime: Runtime = Depends(require_admin)) -> list[dict[str, Any]]:
+    """The account's access keys without their secrets, so an operator can see what is active."""
+    with runtime.session() as db:
+        try:
+            account_ops.get_account(db, account_id)
+        except ApiError as err:
+            raise _fail(err) from None
+        keys = db.execute(select(AccessKey).where(AccessKey.account_id == account_id)
+                          .order_by(AccessKey.created_at, AccessKey.id)).scalars()
+        return [_key_summary(key) for key in keys]
+
+
+@router.put("/accounts/{account_id}/access-keys/{key_id}")
+def set_key_status(account_id: str, key_id: str, body: KeyStatusBody,
+                   runtime: Runtime = Depends(require_admin)) -> dict[str, Any]:
+    """Disable (or re-enable) one key: credential rotation retires the old key without deleting its history."""
+    with runtime.write_lock, runtime.session() as db:
+        key = db.get(AccessKey, key_id)
+        if key is None or key.account_id != account_id:
+            raise _fail(not_found("access key", key_id))
+        key.status = body.status
+        db.commit()
+        return _key_summary(key)
+
+
+def _key_summary(key: AccessKey) -> dict[str, Any]:
+    return {"access_key_id": key.id, "actor": key.actor, "status": key.status, "user_id": key.user_id,
+            "created_at": format_time(key.created_at)}
 
 
 @router.put("/accounts/{account_id}/release")

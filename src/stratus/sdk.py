@@ -159,6 +159,19 @@ class AdminClient:
     def create_user(self, account_id: str, name: str, **fields: Any) -> dict[str, Any]:
         return self._send("POST", f"/admin/accounts/{account_id}/users", {"name": name, **fields})
 
+    def get_account(self, account_id: str) -> dict[str, Any]:
+        return self._send("GET", f"/admin/accounts/{account_id}")
+
+    def create_access_key(self, account_id: str, actor: str = "sdk", user_name: str | None = None) -> dict[str, Any]:
+        return self._send("POST", f"/admin/accounts/{account_id}/access-keys", {"actor": actor, "user_name": user_name})
+
+    def list_access_keys(self, account_id: str) -> list[dict[str, Any]]:
+        return self._send("GET", f"/admin/accounts/{account_id}/access-keys")
+
+    def set_access_key_status(self, account_id: str, key_id: str, status: str) -> dict[str, Any]:
+        """``status`` is ``Active`` or ``Inactive``; an inactive key is refused as InvalidCredentials."""
+        return self._send("PUT", f"/admin/accounts/{account_id}/access-keys/{key_id}", {"status": status})
+
     def reset_account(self, account_id: str, balance_cents: int | None = None) -> dict[str, Any]:
         return self._send("POST", f"/admin/accounts/{account_id}/reset", {"balance_cents": balance_cents})
 

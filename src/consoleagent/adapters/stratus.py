@@ -39,6 +39,11 @@ class StratusAdapter:
         return self._url
 
     @property
+    def admin_token(self) -> str | None:
+        """The admin token (generated for an in-process stratus); the account pool creates accounts with it."""
+        return self._admin_token
+
+    @property
     def runtime(self) -> Any:
         """The in-process server's runtime (None when reaching a remote stratus)."""
         return self._handle.runtime if self._handle else None

@@ -77,9 +77,13 @@ class ConsoleEnv(gym.Env):
         self.adapter.start()
 
     # --- gym API ----------------------------------------------------------------------------
-    def reset(self, task: Task | None = None, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
-        """Start an episode; raises EnvironmentFault if the console cannot be reached or signed in to."""
+    def reset(self, task: Task | None = None, *, seed: int | None = None, options: dict[str, Any] | None = None,
+              credentials: Any = None, resource_report: str | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode; raises EnvironmentFault if the console cannot be reached or signed in to.
+
+        ``credentials`` (a leased account) overrides the adapter's fresh ones; ``resource_report``
+        says what was provisioned for the task and is shown in every observation.
+        """
         super().reset(seed=seed)
         task = task or (options or {}).get("task")
         if task is None:
@@ -94,11 +98,12 @@ class ConsoleEnv(gym.Env):
         context.add_init_script(MUTATION_TRACKER)
         marking.install(context)
         page = context.new_page()
-        episode = _Episode(task, context, page, RequestTracker(page), started, credentials=None)
+        episode = _Episode(task, context, page, RequestTracker(page), started, credentials=None,
+                           resource_report=resource_report)
         self._episode = episode
         self._watch(episode)
         try:
-            episode.credentials = self.adapter.credentials()
+            episode.credentials = credentials or self.adapter.credentials()
             self.adapter.login(page, episode.credentials)
         except EnvironmentFault:
             raise

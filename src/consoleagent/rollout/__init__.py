@@ -1,0 +1,1 @@
+"""The rollout lifecycle: lease → provision or restore → run → collect audit → judge → reset → release."""

@@ -1,0 +1,200 @@
+"""One episode through the whole rollout lifecycle, each phase timed and its failure classified:
+
+    lease → prepare (restore or provision, verified) → run episode → collect audit → judge →
+    cleanup (destroy or nothing) → release
+
+A failure in any phase but the agent's own decisions makes the episode ``env_error`` with the
+phase named (``failure_phase``), so it can be retried and never enters training or scoring.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from consoleagent.env.console_env import ConsoleEnv
+from consoleagent.policies.base import Policy
+from consoleagent.provisioning.types import Lease, Requirement
+from consoleagent.rollout.reset import Prepared, Preparer
+from consoleagent.rollout.supervisor import EpisodeDeadline, deadline
+from consoleagent.runner import EpisodeResult, run_episode
+from consoleagent.tasks.task import Task
+
+PHASES = ("lease", "prepare", "episode", "audit", "judge", "cleanup", "release")
+
+
+class Pool(Protocol):
+    def lease(self, worker: str, *, ttl_s: float | None = None, wait_s: float = 30.0) -> Lease: ...
+
+    def release(self, lease: Lease, *, dirty: bool = False) -> None: ...
+
+
+# judge(spec, episode result, the agent's audit records) -> reward in [0, 1], or None when it cannot say
+Judge = Callable[["EpisodeSpec", EpisodeResult, list[dict[str, Any]]], float | None]
+
+
+@dataclass
+class EpisodeSpec:
+    task: Task
+    requirements: list[Requirement] = field(default_factory=list)
+    run_index: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.task.id}#{self.run_index}"
+
+
+@dataclass
+class PhaseLog:
+    phase: str
+    seconds: float
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class RolloutResult:
+    key: str
+    status: str  # the episode's status, or env_error when a phase failed
+    phases: list[PhaseLog]
+    failure_phase: str | None = None
+    cause: str | None = None
+    reward: float | None = None
+    episode: dict[str, Any] | None = None
+    audit_records: int = 0
+    reset_source: str | None = None  # snapshot | provisioned
+    account_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def audit_of_episode(account_credentials: Any, console: str, page_size: int = 200) -> list[dict[str, Any]]:
+    """The agent's console records of the episode: those of its sign-in session (each episode signs in anew)."""
+    from stratus.sdk import Client
+
+    extra = account_credentials.extra
+    with Client(console, extra["access_key_id"], extra["access_key_secret"]) as client:
+        signins = client.call("actiontrail", "LookupEvents", EventName="ConsoleSignin", ErrorCode="none", PageSize=1)
+        if not signins["Events"]:
+            return []
+        session = signins["Events"][0]["userIdentity"]["sessionId"]
+        records = list(client.paginate("actiontrail", "LookupEvents", "Events", SessionId=session))
+    return list(reversed(records))  # oldest first
+
+
+class Rollout:
+    """Runs episodes for one worker: its env (one browser), the shared pool, a preparer and a judge."""
+
+    def __init__(self, *, pool: Pool, preparer: Preparer, env: ConsoleEnv, policy_factory: Callable[[EpisodeSpec], Policy],
+                 worker: str = "worker-0", judge: Judge | None = None, episode_deadline_s: float | None = None,
+                 trajectory_dir: Path | None = None, collect_audit: Callable[[Any, str], list[dict[str, Any]]] = audit_of_episode,
+                 resourcecoder: Any = None) -> None:
+        self.pool, self.preparer, self.env = pool, preparer, env
+        self.policy_factory, self.worker, self.judge = policy_factory, worker, judge
+        self.episode_deadline_s = episode_deadline_s
+        self.trajectory_dir = trajectory_dir
+        self.collect_audit = collect_audit
+        self.resourcecoder = resourcecoder  # serves the agent's request_resource(...) in the leased account
+
+    def run(self, spec: EpisodeSpec) -> RolloutResult:
+        phases: list[PhaseLog] = []
+        result = RolloutResult(spec.key, "env_error", phases)
+        ok, lease = self._phase(phases, "lease", lambda: self.pool.lease(self.worker))
+        if not ok:
+            return self._failed(result, "lease")
+        result.account_id = lease.account.account_id
+        try:
+            ok, prepared = self._phase(phases, "prepare",
+                                       lambda: self.preparer.prepare(lease.account, spec.task.id, spec.requirements))
+            if not ok:
+                return self._failed(result, "prepare")
+            result.reset_source = prepared.source
+            ok, episode = self._phase(phases, "episode", lambda: self._episode(spec, lease, prepared))
+            if not ok:
+                return self._failed(result, "episode")
+            result.episode = {k: v for k, v in episode.__dict__.items() if k != "credentials"}
+            result.status, result.cause = episode.status, episode.cause
+            if episode.status == "env_error":
+                result.failure_phase = "episode"
+                return result
+            ok, records = self._phase(phases, "audit",
+                                      lambda: self.collect_audit(episode.credentials, self.env.adapter.base_url))
+            if not ok:
+                return self._failed(result, "audit")
+            result.audit_records = len(records)
+            if self.judge is not None:
+                ok, result.reward = self._phase(phases, "judge", lambda: self.judge(spec, episode, records))
+                if not ok:
+                    return self._failed(result, "judge")
+            ok, _ = self._phase(phases, "cleanup", lambda: self.preparer.cleanup(lease.account, prepared))
+            if not ok:
+                return self._failed(result, "cleanup")
+            return result
+        finally:
+            # Always released dirty: the pool cleans the account before its next lease, and a snapshot
+            # restore (or a fresh provisioning) rebuilds the task's state on top of the clean account.
+            self._phase(phases, "release", lambda: self.pool.release(lease, dirty=True))
+
+    def _episode(self, spec: EpisodeSpec, lease: Lease, prepared: Prepared) -> EpisodeResult:
+        """The episode signs in as the leased account; the agent is told what was prepared for it."""
+        task = spec.task
+        trajectory = self.trajectory_dir / f"{spec.key.replace('#', '-run')}.jsonl" if self.trajectory_dir else None
+        if trajectory is not None and trajectory.exists():
+            trajectory.unlink()  # a leftover of an interrupted attempt: this attempt replaces it
+        policy = self.policy_factory(spec)
+        if self.resourcecoder is not None:
+            self.env.provisioner = self.resourcecoder.as_env_provisioner(lease.account)
+        with deadline(self.episode_deadline_s):
+            try:
+                return run_episode(self.env, policy, task, trajectory=trajectory, credentials=lease.account.credentials(),
+                                   resource_report=prepared.report.text() if prepared.report.resources else None)
+            except EpisodeDeadline as exc:
+                return EpisodeResult("env_error", 0, 0.0, cause=f"supervisor: {exc}")
+
+    @staticmethod
+    def _phase(phases: list[PhaseLog], name: str, action: Callable[[], Any]) -> tuple[bool, Any]:
+        """Run one phase; any exception is the environment's failure, recorded with its cause."""
+        started = time.monotonic()
+        try:
+            value = action()
+        except Exception as exc:
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            phases.append(PhaseLog(name, time.monotonic() - started, False, detail))
+            return False, None
+        phases.append(PhaseLog(name, time.monotonic() - started, True))
+        return True, value
+
+    @staticmethod
+    def _failed(result: RolloutResult, phase: str) -> RolloutResult:
+        result.status = "env_error"
+        result.failure_phase = phase
+        result.cause = next((p.error for p in reversed(result.phases) if p.phase == phase and not p.ok), None)
+        return result
+
+
+def run_specs(rollout: Rollout, specs: list[EpisodeSpec], ledger: Any = None, *, env_error_retries: int = 2,
+              on_result: Callable[[RolloutResult], None] | None = None) -> list[RolloutResult]:
+    """Run every spec not already in ``ledger`` (a RunLedger), recording each as it finishes.
+
+    An episode lost to the environment is run again (up to ``env_error_retries`` times), so faults of
+    the environment do not become results. Interrupt the loop anywhere and call it again with the
+    same ledger: finished episodes are skipped, the one that was running starts over.
+    """
+    results = []
+    for spec in specs:
+        if ledger is not None and ledger.done(spec.key):
+            continue
+        for _ in range(env_error_retries + 1):
+            result = rollout.run(spec)
+            if result.status != "env_error":
+                break
+        if ledger is not None:
+            ledger.record(spec.key, result.to_dict())
+        if on_result is not None:
+            on_result(result)
+        results.append(result)
+    return results
