@@ -181,6 +181,11 @@ def templates_validate(
         raise typer.Exit(1)
 
 
+from consoleagent.cli_tasks import tasks_app  # noqa: E402  (sub-commands live in their own modules)
+
+app.add_typer(tasks_app, name="tasks")
+
+
 @app.command()
 def version() -> None:
     """Print the version."""

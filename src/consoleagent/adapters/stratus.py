@@ -87,7 +87,12 @@ class StratusAdapter:
         return Credentials(creds["login_name"], password, extra=creds)
 
     def login(self, page: Any, credentials: Credentials) -> None:
+        """Sign in, then note the console session's id: the audit records of this episode are exactly
+        those of this session (the judge must not mistake an earlier episode's session for it)."""
         self.login_routine(page, self.base_url, credentials)
+        session = page.locator('meta[name="console-session"]')
+        if session.count():
+            credentials.extra["session_id"] = session.get_attribute("content")
 
     def is_signed_out(self, url: str) -> bool:
         return "/login" in url.split("?", 1)[0]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from consoleagent.env.console_env import ConsoleEnv
 from consoleagent.policies.base import Policy
+from consoleagent.provisioning.engine import substitute
 from consoleagent.provisioning.types import Lease, Requirement
 from consoleagent.rollout.reset import Prepared, Preparer
 from consoleagent.rollout.supervisor import EpisodeDeadline, deadline
@@ -32,8 +33,9 @@ class Pool(Protocol):
     def release(self, lease: Lease, *, dirty: bool = False) -> None: ...
 
 
-# judge(spec, episode result, the agent's audit records) -> reward in [0, 1], or None when it cannot say
-Judge = Callable[["EpisodeSpec", EpisodeResult, list[dict[str, Any]]], float | None]
+# judge(spec, episode result, the agent's audit records) -> a reward in [0, 1], None when it cannot say,
+# or a verdict (an object with .reward and .to_dict(), such as consoleagent.rewards.Verdict)
+Judge = Callable[["EpisodeSpec", EpisodeResult, list[dict[str, Any]]], Any]
 
 
 @dataclass
@@ -41,6 +43,7 @@ class EpisodeSpec:
     task: Task
     requirements: list[Requirement] = field(default_factory=list)
     run_index: int = 0
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # filled after prepare: the provisioned outputs
 
     @property
     def key(self) -> str:
@@ -63,6 +66,7 @@ class RolloutResult:
     failure_phase: str | None = None
     cause: str | None = None
     reward: float | None = None
+    verdict: dict[str, Any] | None = None  # the judge's explanation, when it gives one
     episode: dict[str, Any] | None = None
     audit_records: int = 0
     reset_source: str | None = None  # snapshot | provisioned
@@ -73,15 +77,18 @@ class RolloutResult:
 
 
 def audit_of_episode(account_credentials: Any, console: str, page_size: int = 200) -> list[dict[str, Any]]:
-    """The agent's console records of the episode: those of its sign-in session (each episode signs in anew)."""
+    """The agent's console records of the episode: those of its sign-in session (each episode signs in
+    anew; the adapter notes the session's id at sign-in, else the newest delivered sign-in is taken)."""
     from stratus.sdk import Client
 
     extra = account_credentials.extra
     with Client(console, extra["access_key_id"], extra["access_key_secret"]) as client:
-        signins = client.call("actiontrail", "LookupEvents", EventName="ConsoleSignin", ErrorCode="none", PageSize=1)
-        if not signins["Events"]:
-            return []
-        session = signins["Events"][0]["userIdentity"]["sessionId"]
+        session = extra.get("session_id")
+        if not session:
+            signins = client.call("actiontrail", "LookupEvents", EventName="ConsoleSignin", ErrorCode="none", PageSize=1)
+            if not signins["Events"]:
+                return []
+            session = signins["Events"][0]["userIdentity"]["sessionId"]
         records = list(client.paginate("actiontrail", "LookupEvents", "Events", SessionId=session))
     return list(reversed(records))  # oldest first
 
@@ -113,6 +120,7 @@ class Rollout:
             if not ok:
                 return self._failed(result, "prepare")
             result.reset_source = prepared.source
+            spec = replace(spec, outputs=prepared.outputs)
             ok, episode = self._phase(phases, "episode", lambda: self._episode(spec, lease, prepared))
             if not ok:
                 return self._failed(result, "episode")
@@ -127,9 +135,13 @@ class Rollout:
                 return self._failed(result, "audit")
             result.audit_records = len(records)
             if self.judge is not None:
-                ok, result.reward = self._phase(phases, "judge", lambda: self.judge(spec, episode, records))
+                ok, judged = self._phase(phases, "judge", lambda: self.judge(spec, episode, records))
                 if not ok:
                     return self._failed(result, "judge")
+                if hasattr(judged, "reward"):
+                    result.reward, result.verdict = judged.reward, judged.to_dict()
+                else:
+                    result.reward = judged
             ok, _ = self._phase(phases, "cleanup", lambda: self.preparer.cleanup(lease.account, prepared))
             if not ok:
                 return self._failed(result, "cleanup")
@@ -141,7 +153,7 @@ class Rollout:
 
     def _episode(self, spec: EpisodeSpec, lease: Lease, prepared: Prepared) -> EpisodeResult:
         """The episode signs in as the leased account; the agent is told what was prepared for it."""
-        task = spec.task
+        task = replace(spec.task, goal=substitute(spec.task.goal, spec.outputs))  # goals may name provisioned ids
         trajectory = self.trajectory_dir / f"{spec.key.replace('#', '-run')}.jsonl" if self.trajectory_dir else None
         if trajectory is not None and trajectory.exists():
             trajectory.unlink()  # a leftover of an interrupted attempt: this attempt replaces it

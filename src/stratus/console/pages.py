@@ -155,6 +155,7 @@ class ConsolePage:
             "region": self.region,
             "regions": [{"id": r.id, "name": r.name} for r in REGIONS],
             "csrf_token": self.session.csrf_token,
+            "session_id": self.session.session_id,
             "products": self.products(),
             "flash": None,
             "request_path": self.request.url.path,

@@ -1,0 +1,141 @@
+"""``consoleagent tasks``: list, validate and generate the task suite, and prove tasks solvable with the oracle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from consoleagent.suite import FAMILIES_ROOT, TASKS_ROOT
+
+tasks_app = typer.Typer(help="The task suite: list, validate, generate from families, check with the oracle.",
+                        no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+SELECTOR_HELP = ("Which tasks: id globs (vpc-create-*) and/or field=value filters (product=ecs difficulty=hard "
+                 "split=test release=2026.09), separated by spaces or commas. Default: all.")
+
+
+def _load(selector: str | None, root: Path) -> list:
+    from consoleagent.suite.catalog import SelectorError, load_suite
+    from consoleagent.tasks.spec import TaskFileError
+
+    try:
+        return load_suite(selector, root)
+    except (TaskFileError, SelectorError) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+@tasks_app.command("list")
+def tasks_list(
+    selector: Optional[str] = typer.Argument(None, help=SELECTOR_HELP),
+    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of a table."),
+) -> None:
+    """The selected tasks with product, difficulty, split and release, and counts per group."""
+    from rich.table import Table
+
+    specs = _load(selector, root)
+    if as_json:
+        for spec in specs:
+            typer.echo(json.dumps(spec.model_dump(mode="json", by_alias=True, exclude={"oracle", "reward"})))
+        return
+    table = Table(title=f"{len(specs)} tasks")
+    for column in ("id", "product", "difficulty", "split", "release", "goal"):
+        table.add_column(column, overflow="fold")
+    for spec in specs:
+        hard = f" ({', '.join(spec.hard_kinds)})" if spec.hard_kinds else ""
+        table.add_row(spec.id, spec.product, spec.difficulty + hard, spec.split, spec.release, spec.goal)
+    out.print(table)
+    for field in ("product", "difficulty", "split"):
+        counts: dict[str, int] = {}
+        for spec in specs:
+            counts[getattr(spec, field)] = counts.get(getattr(spec, field), 0) + 1
+        out.print(f"{field}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+@tasks_app.command("validate")
+def tasks_validate(root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+                   families: Path = typer.Option(FAMILIES_ROOT, help="Folder of task families.")) -> None:
+    """Check every task file and family (schema, documents, changelog ids); exit 1 on any problem."""
+    from consoleagent.suite.families import generate
+    from consoleagent.suite.validation import suite_problems
+    from consoleagent.tasks.spec import TaskFileError
+
+    try:
+        stale = generate(families, root, check=True)
+        problems = suite_problems(root)
+    except TaskFileError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    problems += [f"out of date (run `consoleagent tasks generate`): {change}" for change in stale]
+    for problem in problems:
+        err.print(f"[red]{problem}[/red]")
+    if problems:
+        raise typer.Exit(1)
+    out.print(f"[green]{len(list(root.rglob('*.yaml')))} task files valid[/green]")
+
+
+@tasks_app.command("generate")
+def tasks_generate(root: Path = typer.Option(TASKS_ROOT, help="Folder of task files to write."),
+                   families: Path = typer.Option(FAMILIES_ROOT, help="Folder of task families."),
+                   check: bool = typer.Option(False, help="Only report files that would change (exit 1 if any).")) -> None:
+    """Write one task file per variant of every family (and remove generated files whose variant is gone)."""
+    from consoleagent.suite.families import generate
+    from consoleagent.tasks.spec import TaskFileError
+
+    try:
+        changes = generate(families, root, check=check)
+    except TaskFileError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    for change in changes:
+        out.print(change)
+    out.print(f"{len(changes)} file(s) {'would change' if check else 'changed'}")
+    if check and changes:
+        raise typer.Exit(1)
+
+
+@tasks_app.command("check")
+def tasks_check(
+    selector: Optional[str] = typer.Argument(None, help=SELECTOR_HELP),
+    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    runs: int = typer.Option(1, min=1, help="Oracle runs per task."),
+    workdir: Optional[Path] = typer.Option(None, help="Where the pool, snapshots and trajectories go (default: a temp dir)."),
+    verbose: bool = typer.Option(False, "-v", help="Print every verdict's explanation, not only failures'."),
+) -> None:
+    """Run the oracle on the selected tasks in an in-process stratus; exit 1 unless every reward is 1."""
+    from consoleagent.bench.runner import run_tasks
+
+    specs = _load(selector, root)
+    failures = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=out) as progress:
+        bar = progress.add_task("oracle", total=len(specs) * runs)
+
+        def report(result) -> None:  # noqa: ANN001
+            nonlocal failures
+            ok = result.status != "env_error" and result.reward == 1.0
+            failures += not ok
+            progress.advance(bar)
+            mark = "[green]ok[/green]" if ok else "[red]FAIL[/red]"
+            progress.console.print(f"{mark} {result.key} status={result.status} reward={result.reward}"
+                                   + (f" cause={result.cause}" if result.cause and not ok else ""))
+            if (verbose or not ok) and result.verdict:
+                from consoleagent.rewards.engine import Check, Verdict
+
+                verdict = Verdict(result.verdict["reward"], [Check(**c) for c in result.verdict["checks"]],
+                                  result.verdict["counted"], result.verdict["ignored"])
+                progress.console.print(verdict.explain())
+
+        run_tasks(specs, policy="oracle", runs=runs, workdir=workdir,
+                  trajectory_dir=(workdir / "trajectories") if workdir else None, on_result=report)
+    out.print(f"{len(specs) * runs - failures}/{len(specs) * runs} oracle episodes earned reward 1")
+    if failures:
+        raise typer.Exit(1)

@@ -1,0 +1,72 @@
+"""The rule judge of the rollout lifecycle: a task's reward rule applied to the episode's audit records.
+
+Audit services deliver late, so a verdict that is not yet a pass is not final: the judge reads the
+trail again until every expectation is met or the rule's deadline passes. A pass is confirmed by
+one more read after ``settle_s``, so a forbidden write delivered a little later still counts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from consoleagent.rewards.engine import Verdict, evaluate
+from consoleagent.rewards.rules import RewardRule
+
+CollectAudit = Callable[[Any, str], list[dict[str, Any]]]
+
+
+class RuleJudge:
+    """``judge(spec, episode, records) -> Verdict`` for :class:`~consoleagent.rollout.lifecycle.Rollout`.
+
+    ``rule_of(spec)`` gives the spec's reward rule (by default ``spec.task.meta["reward"]``);
+    ``collect`` re-reads the episode's records; ``console`` is the console URL that ``collect`` and the
+    final-state reads use.
+    """
+
+    def __init__(self, console: str, *, collect: CollectAudit | None = None, poll_s: float = 0.5,
+                 settle_s: float = 0.5, deadline_s: float | None = None,
+                 rule_of: Callable[[Any], RewardRule] | None = None) -> None:
+        from consoleagent.rollout.lifecycle import audit_of_episode
+
+        self.console = console
+        self.collect = collect or audit_of_episode
+        self.poll_s, self.settle_s, self.deadline_s = poll_s, settle_s, deadline_s
+        self.rule_of = rule_of or (lambda spec: RewardRule.model_validate(spec.task.meta["reward"]))
+
+    def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Verdict:
+        rule = self.rule_of(spec)
+        credentials = episode.credentials
+        extra = getattr(credentials, "extra", {}) or {}
+        outputs = getattr(spec, "outputs", {}) or {}
+        read_state = self._reader(extra) if rule.state else None
+
+        def judge_now(current: list[dict[str, Any]]) -> Verdict:
+            return evaluate(rule, current, status=episode.status, discrepancies=episode.discrepancies, outputs=outputs,
+                            account_id=extra.get("account_id"), session_id=extra.get("session_id"), read_state=read_state)
+
+        deadline = time.monotonic() + (rule.deadline_s if self.deadline_s is None else self.deadline_s)
+        verdict = judge_now(records)
+        while not verdict.passed and self._waiting_helps(verdict) and time.monotonic() < deadline:
+            time.sleep(self.poll_s)
+            records = self.collect(credentials, self.console)
+            verdict = judge_now(records)
+        if verdict.passed and self.settle_s > 0:
+            time.sleep(self.settle_s)
+            verdict = judge_now(self.collect(credentials, self.console))
+        return verdict
+
+    @staticmethod
+    def _waiting_helps(verdict: Verdict) -> bool:
+        """Late records can satisfy an expectation or an order, never undo a wrong ending or a forbidden write."""
+        return all(c.kind in ("expect", "order", "state") for c in verdict.failures())
+
+    def _reader(self, extra: dict[str, Any]) -> Callable[[str, str, dict[str, Any]], dict[str, Any]]:
+        from stratus.sdk import Client
+
+        def read(product: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
+            with Client(self.console, extra["access_key_id"], extra["access_key_secret"]) as client:
+                return client.call(product, action, **params)
+
+        return read

@@ -1,0 +1,74 @@
+"""Finding and selecting tasks: ``load_suite("product=vpc difficulty=hard")``, ``load_suite("vpc-create-*")``.
+
+A selector is a list of terms separated by spaces or commas. ``field=value`` terms filter on a task
+field (id, product, difficulty, split, release, expected, family; ``value`` may be a glob and may
+list alternatives with ``|``) and must all hold; other terms are globs over task ids, of which one
+must match. An empty selector selects every task.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+
+from consoleagent.suite import TASKS_ROOT
+from consoleagent.tasks.spec import LoadedTask, TaskFileError, TaskSpec, load_task_file
+
+FILTER_FIELDS = ("id", "product", "difficulty", "split", "release", "expected", "family")
+
+
+class SelectorError(ValueError):
+    pass
+
+
+def task_files(root: Path = TASKS_ROOT) -> list[Path]:
+    return sorted(Path(root).rglob("*.yaml"))
+
+
+def load_all(root: Path = TASKS_ROOT) -> list[LoadedTask]:
+    """Every task under ``root``; all broken files are reported together, and ids must be unique."""
+    loaded, problems = [], []
+    for path in task_files(root):
+        try:
+            loaded.append(load_task_file(path))
+        except TaskFileError as exc:
+            problems.append(str(exc))
+    seen: dict[str, Path] = {}
+    for item in loaded:
+        if item.spec.id in seen:
+            problems.append(f"{item.path}: id: {item.spec.id!r} is also the id of {seen[item.spec.id]}")
+        seen[item.spec.id] = item.path
+    if problems:
+        raise TaskFileError("\n".join(problems))
+    return loaded
+
+
+def select(specs: list[TaskSpec], selector: str | None) -> list[TaskSpec]:
+    terms = [t for t in re.split(r"[\s,]+", selector or "") if t]
+    filters: list[tuple[str, list[str]]] = []
+    globs: list[str] = []
+    for term in terms:
+        if "=" in term:
+            key, _, value = term.partition("=")
+            if key not in FILTER_FIELDS:
+                raise SelectorError(f"task selector {term!r}: unknown field {key!r}; use one of {', '.join(FILTER_FIELDS)}")
+            filters.append((key, value.split("|")))
+        else:
+            globs.append(term)
+
+    def chosen(spec: TaskSpec) -> bool:
+        if globs and not any(fnmatch.fnmatchcase(spec.id, g) for g in globs):
+            return False
+        return all(any(fnmatch.fnmatchcase(str(getattr(spec, key) or ""), v) for v in values) for key, values in filters)
+
+    return [spec for spec in specs if chosen(spec)]
+
+
+def load_suite(selector: str | None = None, root: Path = TASKS_ROOT) -> list[TaskSpec]:
+    """The selected tasks, sorted by id; a selector that selects nothing is an error."""
+    specs = sorted((item.spec for item in load_all(root)), key=lambda s: s.id)
+    picked = select(specs, selector)
+    if selector and not picked:
+        raise SelectorError(f"task selector {selector!r} selects none of the {len(specs)} tasks under {root}")
+    return picked

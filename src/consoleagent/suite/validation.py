@@ -1,0 +1,110 @@
+"""Checks across the suite that no single task file can make on its own.
+
+- every task's document exists, parses, and its discrepancies name real changelog entries of a
+  release after the document's and up to the task's, at a step the document has;
+- splits are disjoint by document (no document feeds two splits);
+- every changelog entry that touches a page some document visits appears in some task: this is
+  the ground truth documentation verification is scored against, so none may be missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
+from consoleagent.suite.catalog import load_all
+
+DOCUMENT_FIELDS = {"id", "product", "release", "pages"}
+
+
+@dataclass
+class DocumentInfo:
+    path: Path
+    id: str
+    product: str
+    release: str
+    pages: list[str] = field(default_factory=list)
+    steps: int = 0
+
+
+def front_matter(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return {}
+    end = text.find("\n---", 4)
+    return yaml.safe_load(text[4:end]) or {} if end > 0 else {}
+
+
+def load_documents(root: Path = DOCUMENTS_ROOT) -> tuple[dict[str, DocumentInfo], list[str]]:
+    """Every suite document by its path under ``root``, and the problems found reading them."""
+    from consoleagent.documents import load_procedure
+    from consoleagent.documents.procedure import ProcedureError
+
+    documents, problems = {}, []
+    for path in sorted(root.rglob("*.md")):
+        key = path.relative_to(root).as_posix()
+        meta = front_matter(path)
+        missing = DOCUMENT_FIELDS - set(meta)
+        if missing:
+            problems.append(f"{path}:1: front matter lacks {', '.join(sorted(missing))}")
+            continue
+        try:
+            steps = len(load_procedure(str(path)).steps)
+        except ProcedureError as exc:
+            problems.append(str(exc))
+            continue
+        documents[key] = DocumentInfo(path, str(meta["id"]), str(meta["product"]), str(meta["release"]),
+                                      [str(p) for p in meta["pages"] or []], steps)
+    return documents, problems
+
+
+def suite_problems(tasks_root: Path = TASKS_ROOT, documents_root: Path = DOCUMENTS_ROOT) -> list[str]:
+    from stratus.releases import RELEASES, changelog
+
+    documents, problems = load_documents(documents_root)
+    changes = {c.id: c for c in changelog()}
+    loaded = load_all(tasks_root)
+    split_of_document: dict[str, tuple[str, str]] = {}
+    covered: set[str] = set()
+    for item in loaded:
+        spec, where = item.spec, f"{item.path}"
+        document_key = spec.document.split("#", 1)[0]
+        document = documents.get(document_key)
+        if document is None:
+            problems.append(f"{where}:{item.lines.get('document', 1)}: document: {spec.document!r} is not a suite document")
+            continue
+        if spec.release not in RELEASES:
+            problems.append(f"{where}:{item.lines.get('release', 1)}: release: {spec.release!r} is not one of {', '.join(RELEASES)}")
+            continue
+        previous = split_of_document.setdefault(document_key, (spec.split, spec.id))
+        if previous[0] != spec.split:
+            problems.append(f"{where}: split: {spec.split!r}, but {previous[1]} puts the same document in {previous[0]!r}")
+        for index, expected in enumerate(spec.discrepancies):
+            line = item.lines.get(f"discrepancies.{index}", 1)
+            change = changes.get(expected.change)
+            if change is None:
+                problems.append(f"{where}:{line}: discrepancies[{index}].change: no changelog entry {expected.change!r}")
+                continue
+            covered.add(change.id)
+            if not (RELEASES.index(document.release) < RELEASES.index(change.release) <= RELEASES.index(spec.release)):
+                problems.append(f"{where}:{line}: discrepancies[{index}]: {change.id} ({change.release}) is not between the "
+                                f"document's release {document.release} and the task's {spec.release}")
+            if expected.step > document.steps:
+                problems.append(f"{where}:{line}: discrepancies[{index}].step: {expected.step} but the document has "
+                                f"{document.steps} steps")
+        if spec.release != document.release and not spec.discrepancies and spec.expected == "complete":
+            drift = [c.id for c in changes.values() if c.page in document.pages
+                     and RELEASES.index(document.release) < RELEASES.index(c.release) <= RELEASES.index(spec.release)]
+            if drift:
+                problems.append(f"{where}: discrepancies: the task runs on {spec.release} and its document's pages changed "
+                                f"({', '.join(drift)}); list the ones its steps meet")
+    documented_pages = {page for d in documents.values() for page in d.pages}
+    for change in changes.values():
+        if change.page in documented_pages and change.id not in covered:
+            problems.append(f"changelog {change.id} ({change.source}) changes {change.page}, a documented page, "
+                            "but no task expects it as a discrepancy")
+    return problems
