@@ -12,7 +12,7 @@ test:  ## run the whole test suite (API, console in headless Chromium, CLI)
 	.venv/bin/ruff check src tests bench
 	.venv/bin/pytest $(PYTEST_ARGS)
 
-bench:  ## run the benchmarks under bench/ and print their results
+bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENCHMARKS.md)
 	@scripts/bootstrap.sh test
 	.venv/bin/python bench/bench_api.py
 	.venv/bin/python bench/bench_snapshot.py

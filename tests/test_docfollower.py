@@ -256,3 +256,28 @@ def test_follows_create_vpc_in_the_real_console_and_replays_it(release_env: tupl
     replayed = run_episode(env, ReplayPolicy(tmp_path / "follow.jsonl"), task, trajectory=tmp_path / "replay.jsonl")
     assert replayed.status == "completed", replayed.cause  # new ids and a new VPC id in the URL
     assert replayed.answer == "followed all 7 steps"
+
+
+def test_goal_values_replace_the_documents_examples() -> None:
+    from consoleagent.policies.goal_values import GoalValues
+
+    values = GoalValues('Create a VPC named web-vpc with the CIDR block 10.0.0.0/16, a vSwitch 10.0.1.0/24 '
+                        'and the description "Team network"; make the disk 100 GiB on ecs.g7.xlarge.')
+    assert values.value_for("Name", "doc-vpc-01") == "web-vpc"
+    assert values.value_for("IPv4 CIDR block", "192.168.0.0/16") == "10.0.0.0/16"
+    assert values.value_for("vSwitch CIDR block", "192.168.1.0/24") == "10.0.1.0/24"  # each goal value used once
+    assert values.value_for("Third CIDR", "172.16.0.0/12") == "172.16.0.0/12"  # none left: the example stays
+    assert values.value_for("Description", "Created from the documentation") == "Team network"
+    assert values.value_for("Size", "40 GiB") == "100 GiB" and values.value_for("Instance type", "ecs.g7.large") == "ecs.g7.xlarge"
+    assert values.value_for("Zone", "Hangzhou Zone B") == "Hangzhou Zone B"  # nothing of that kind in the goal
+    assert GoalValues("Rename the instance web-01 to api-01.").value_for("Instance name", "doc-01") == "api-01"
+    assert GoalValues("Create a key pair named kp-01.").value_for("Count", "1") == "1"  # the 01 of kp-01 is no number
+
+
+def test_follower_types_the_goals_values() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Create a VPC named web-vpc with the IPv4 CIDR block 10.0.0.0/16.",
+                 ["Set **Name** to **doc-vpc-01**.", "Set **IPv4 CIDR block** to **192.168.0.0/16**."])
+    form = page("/vpc/vpcs/create", [Mark(1, "textbox", "Name"), Mark(2, "textbox", "IPv4 CIDR block")])
+    assert parse_action(policy.act(form).action).args == (1, "web-vpc")
+    assert parse_action(policy.act(form).action).args == (2, "10.0.0.0/16")

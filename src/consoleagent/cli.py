@@ -184,6 +184,9 @@ def templates_validate(
 from consoleagent.cli_tasks import tasks_app  # noqa: E402  (sub-commands live in their own modules)
 
 app.add_typer(tasks_app, name="tasks")
+from consoleagent.cli_bench import bench as _bench, compare as _compare  # noqa: E402
+app.command("bench")(_bench)
+app.command("compare")(_compare)
 
 
 @app.command()

@@ -126,13 +126,14 @@ def tasks_check(
             progress.advance(bar)
             mark = "[green]ok[/green]" if ok else "[red]FAIL[/red]"
             progress.console.print(f"{mark} {result.key} status={result.status} reward={result.reward}"
-                                   + (f" cause={result.cause}" if result.cause and not ok else ""))
+                                   + (f" cause={result.cause}" if result.cause and not ok else "")
+                                   + (f" answer={(result.episode or {}).get('answer')}" if not ok else ""))
             if (verbose or not ok) and result.verdict:
                 from consoleagent.rewards.engine import Check, Verdict
 
                 verdict = Verdict(result.verdict["reward"], [Check(**c) for c in result.verdict["checks"]],
                                   result.verdict["counted"], result.verdict["ignored"])
-                progress.console.print(verdict.explain())
+                progress.console.print(verdict.explain(), markup=False, highlight=False)
 
         run_tasks(specs, policy="oracle", runs=runs, workdir=workdir,
                   trajectory_dir=(workdir / "trajectories") if workdir else None, on_result=report)

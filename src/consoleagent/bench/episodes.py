@@ -43,10 +43,36 @@ def policy_factory(name: str, **options: Any) -> Callable[[EpisodeSpec], Policy]
 
     def make(episode: EpisodeSpec) -> Policy:
         if name == "oracle":
-            return OraclePolicy(spec_of(episode).oracle, episode.outputs)
+            try:
+                return OraclePolicy(spec_of(episode).oracle, episode.outputs)
+            except KeyError as exc:  # the solution names a provisioned resource that is not there
+                return UnplayableOracle(f"oracle cannot be played: its solution refers to the output of {exc.args[0]!r}, "
+                                        "and nothing provisioned that resource")
         return make_policy(name, **options)
 
     return make
+
+
+class UnplayableOracle:
+    """The oracle of a task whose solution cannot be filled in (its requirements were not provisioned, as
+    in the provisioning ablation): like any oracle step that does not fit the console, it ends the episode
+    at once with ``task_complete("oracle failed: ...")``, and the audit log decides the reward."""
+
+    name = "oracle"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def reset(self, goal: str, document: list[str] | None = None) -> None:
+        pass
+
+    def act(self, observation: Any) -> Any:
+        import json
+
+        from consoleagent.policies.base import Decision
+
+        return Decision(action=f"task_complete({json.dumps('oracle failed: ' + self.message)})", thought=self.message,
+                        meta={"oracle_failed": True})
 
 
 class ReleasePinned:
@@ -83,11 +109,15 @@ class WorkerWorld:
 def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapshots_path: Path, tasks: list[TaskSpec],
                  policy: str, policy_options: dict[str, Any] | None = None, worker: str = "worker-0",
                  trajectory_dir: Path | None = None, episode_deadline_s: float | None = None,
-                 playwright: Any = None, reset: str = "snapshot") -> WorkerWorld:
-    """One worker against a running stratus: its own Chromium, the shared pool and snapshot index.
+                 playwright: Any = None, reset: str = "snapshot", lease_ttl_s: float = 900.0,
+                 delivery_delay_s: float | None = None) -> WorkerWorld:
+    """One worker against a running stratus: its own Chromium, the shared pool and snapshot index
+    (safe to share between worker processes).
 
     ``reset`` is ``snapshot`` (provision once per account, restore after) or ``provision``
-    (provision before and destroy after every episode: the ablation baseline)."""
+    (provision before and destroy after every episode: the ablation baseline). ``delivery_delay_s``: the
+    console's audit delivery delay in wall-clock seconds when known (the judge then stops waiting early)."""
+    from consoleagent.bench.snapshot_index import SharedSnapshotReset
     from consoleagent.adapters.stratus import StratusAdapter
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.env.browser import BrowserHost
@@ -96,15 +126,15 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
     from consoleagent.provisioning.pool import AccountPool
     from consoleagent.provisioning.sources import StratusAccountSource
     from consoleagent.rollout.lifecycle import Rollout
-    from consoleagent.rollout.reset import ProvisionAndDestroy, SnapshotReset
+    from consoleagent.rollout.reset import ProvisionAndDestroy
 
     adapter = StratusAdapter(console_url, admin_token=admin_token)
     env = ConsoleEnv(adapter, EnvConfig(), browser=BrowserHost(playwright=playwright))
-    pool = AccountPool(pool_path, StratusAccountSource(console_url, admin_token))
+    pool = AccountPool(pool_path, StratusAccountSource(console_url, admin_token), lease_ttl_s=lease_ttl_s)
     engine = ProvisioningEngine(stratus_library())
-    inner: Preparer = SnapshotReset(engine, adapter.admin, snapshots_path) if reset == "snapshot" else ProvisionAndDestroy(engine)
+    inner: Preparer = SharedSnapshotReset(engine, adapter.admin, snapshots_path) if reset == "snapshot" else ProvisionAndDestroy(engine)
     preparer = ReleasePinned(inner, adapter.admin, {t.id: t.release for t in tasks})
     rollout = Rollout(pool=pool, preparer=preparer, env=env, policy_factory=policy_factory(policy, **(policy_options or {})),
-                      worker=worker, judge=rule_judge(console_url), episode_deadline_s=episode_deadline_s,
+                      worker=worker, judge=rule_judge(console_url, delivery_delay_s=delivery_delay_s), episode_deadline_s=episode_deadline_s,
                       trajectory_dir=trajectory_dir)
     return WorkerWorld(env, rollout, pool)

@@ -26,17 +26,22 @@ def run_tasks(tasks: list[TaskSpec], *, policy: str = "oracle", runs: int = 1, p
     workdir = Path(workdir or tempfile.mkdtemp(prefix="consoleagent-run-"))
     workdir.mkdir(parents=True, exist_ok=True)
     server = None
+    delivery_delay_s = None
     if console_url is None:
+        for stale in ("pool.db", "pool.db-wal", "pool.db-shm", "snapshots.json"):  # they name a stopped server's accounts
+            (workdir / stale).unlink(missing_ok=True)
         server = StratusAdapter(time_scale=time_scale)
         server.start()
         console_url, admin_token = server.base_url, server.admin_token
+        delivery_delay_s = server.runtime.settings.audit_delivery_delay / time_scale
     try:
         pool = AccountPool(workdir / "pool.db", StratusAccountSource(console_url, admin_token))
         pool.fill(accounts)
         pool.close()
         world = build_worker(console_url=console_url, admin_token=admin_token or "", pool_path=workdir / "pool.db",
                              snapshots_path=workdir / "snapshots.json", tasks=tasks, policy=policy,
-                             policy_options=policy_options, trajectory_dir=trajectory_dir, playwright=playwright)
+                             policy_options=policy_options, trajectory_dir=trajectory_dir, playwright=playwright,
+                             delivery_delay_s=delivery_delay_s)
         try:
             return run_specs(world.rollout, episode_specs(tasks, runs), ledger, on_result=on_result)
         finally:

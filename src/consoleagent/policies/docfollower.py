@@ -3,7 +3,8 @@
 It reads the current step of the procedure, turns each sentence it recognises ("click **X**",
 "choose **A** > **B**", "enter **Y** in the **Z** field", parameter tables, "select the **X**
 check box", "wait until ... **Running**") into instructions, and executes them one per turn by
-finding the named element among the observation's marks by accessible name. When the console
+finding the named element among the observation's marks by accessible name. Example values of
+the document give way to the goal's values of the same kind (``goal_values``). When the console
 disagrees with the document it does what a careful person would: a close-but-different label is
 reported as ``label_changed`` and used anyway; a missing element is looked for once more after a
 scroll and then reported as ``element_removed`` (``navigation_changed`` for menu paths), and the
@@ -17,7 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import urlparse
 
@@ -25,6 +26,7 @@ from consoleagent.actions.spec import Action
 from consoleagent.documents.procedure import FIELD_PATTERNS, parse_pipe_table
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
+from consoleagent.policies.goal_values import GoalValues
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for"]
 
@@ -188,6 +190,7 @@ class DocFollowerPolicy:
         self.queue: deque[Instruction] = deque()
         self._last: Instruction | None = None  # the instruction whose element action we emitted last
         self.discrepancies = 0
+        self.values = GoalValues(goal)
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -202,11 +205,16 @@ class DocFollowerPolicy:
                 if self.step >= len(self.document):
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
                 self.step += 1
-                self.queue.extend(instructions_from(self.document[self.step - 1]))
+                self.queue.extend(self._with_goal_values(instructions_from(self.document[self.step - 1])))
                 continue
             decision = self._execute(self.queue[0], observation)
             if decision is not None:
                 return decision
+
+    def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
+        """Typed and chosen values come from the goal where it names one of the same kind."""
+        return [replace(i, value=self.values.value_for(i.target, i.value)) if i.kind in ("fill", "select") and i.value
+                else i for i in instructions]
 
     # -- bookkeeping ----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ POLL_S = 2  # how long one wait() lasts while the oracle waits for an element or
 
 
 class OracleError(RuntimeError):
-    """The solution does not fit the console: the episode ends as the policy's failure with this cause."""
+    """The solution does not fit the console (raised only with ``strict=True``)."""
 
 
 def find_target(observation: Observation, target: Target) -> Mark | None:
@@ -62,7 +62,12 @@ class OraclePolicy:
 
     name = "oracle"
 
-    def __init__(self, steps: list[dict[str, Any]] | list[OracleStep], outputs: dict[str, dict[str, Any]] | None = None) -> None:
+    def __init__(self, steps: list[dict[str, Any]] | list[OracleStep], outputs: dict[str, dict[str, Any]] | None = None,
+                 *, strict: bool = False) -> None:
+        """``strict``: raise :class:`OracleError` when a step cannot be done. Otherwise the oracle ends the
+        episode with ``task_complete("oracle failed: ...")``, so the audit log, not an exception, decides
+        the reward (an unfinished task earns 0) and the failure is not mistaken for the environment's."""
+        self.strict = strict
         if steps and isinstance(steps[0], OracleStep):
             self.steps: list[OracleStep] = list(steps)  # type: ignore[arg-type]
         else:
@@ -116,6 +121,11 @@ class OraclePolicy:
             self._waiting_since = now
         if now - self._waiting_since >= step.timeout_s:
             offered = ", ".join(f"{m.role} {m.name!r}" for m in observation.marks[:40])
-            raise OracleError(f"oracle step {number} ({step.kind}): no {what} on {observation.url} "
-                              f"after {step.timeout_s:g} s; the page offers: {offered}")
+            message = (f"oracle step {number} ({step.kind}): no {what} on {observation.url} "
+                       f"after {step.timeout_s:g} s; the page offers: {offered}")
+            if self.strict:
+                raise OracleError(message)
+            self._index = len(self.steps)
+            return Decision(action=f"task_complete({_quote('oracle failed: ' + message)})", thought=message,
+                            meta={"oracle_failed": True})
         return Decision(action=f"wait({POLL_S})", thought=f"oracle step {number}: waiting for {what}")

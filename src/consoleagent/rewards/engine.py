@@ -183,7 +183,7 @@ def evaluate(rule: RewardRule, records: list[Record], *, status: str, discrepanc
         matched[pattern.label] = hits
         checks.append(check)
     if rule.order:
-        checks.append(_order(rule.order, matched))
+        checks.append(_order(rule.order, matched, counted))
     checks += _forbidden(rule, counted)
     if rule.require_discrepancy:
         reported = len(discrepancies or [])
@@ -225,15 +225,17 @@ def _expectation(pattern: EventPattern, counted: list[Record], ignored: list[tup
     return Check("expect", False, detail, pattern.label, [r["eventId"] for r in hits]), hits
 
 
-def _order(order: list[str], matched: dict[str, list[Record]]) -> Check:
-    """Greedy: the earliest record of the first name, then the earliest later record of the next..."""
-    last_time, chosen = "", []
+def _order(order: list[str], matched: dict[str, list[Record]], counted: list[Record]) -> Check:
+    """Greedy over the trail's order (records arrive oldest first; equal timestamps keep their order):
+    the earliest record of the first name, then the earliest later record of the next, and so on."""
+    position = {r["eventId"]: i for i, r in enumerate(counted)}
+    last, chosen = -1, []
     for label in order:
-        later = [r for r in matched.get(label, []) if r.get("eventTime", "") >= last_time and r["eventId"] not in chosen]
+        later = [r for r in matched.get(label, []) if position[r["eventId"]] > last]
         if not later:
             return Check("order", False, f"no {label} record after {' then '.join(order[:order.index(label)]) or 'the start'}",
                          " < ".join(order), chosen)
-        last_time = later[0].get("eventTime", "")
+        last = position[later[0]["eventId"]]
         chosen.append(later[0]["eventId"])
     return Check("order", True, " then ".join(order) + " happened in this order", " < ".join(order), chosen)
 

@@ -22,17 +22,20 @@ class RuleJudge:
 
     ``rule_of(spec)`` gives the spec's reward rule (by default ``spec.task.meta["reward"]``);
     ``collect`` re-reads the episode's records; ``console`` is the console URL that ``collect`` and the
-    final-state reads use.
+    final-state reads use. ``delivery_delay_s``, when the console's maximum delivery delay is known
+    (wall-clock seconds; 0 for a stratus without a delay), caps the wait: a failing verdict is final
+    once every record can have arrived, instead of at the rule's deadline.
     """
 
     def __init__(self, console: str, *, collect: CollectAudit | None = None, poll_s: float = 0.5,
                  settle_s: float = 0.5, deadline_s: float | None = None,
-                 rule_of: Callable[[Any], RewardRule] | None = None) -> None:
+                 rule_of: Callable[[Any], RewardRule] | None = None, delivery_delay_s: float | None = None) -> None:
         from consoleagent.rollout.lifecycle import audit_of_episode
 
         self.console = console
         self.collect = collect or audit_of_episode
         self.poll_s, self.settle_s, self.deadline_s = poll_s, settle_s, deadline_s
+        self.delivery_delay_s = delivery_delay_s
         self.rule_of = rule_of or (lambda spec: RewardRule.model_validate(spec.task.meta["reward"]))
 
     def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Verdict:
@@ -46,7 +49,10 @@ class RuleJudge:
             return evaluate(rule, current, status=episode.status, discrepancies=episode.discrepancies, outputs=outputs,
                             account_id=extra.get("account_id"), session_id=extra.get("session_id"), read_state=read_state)
 
-        deadline = time.monotonic() + (rule.deadline_s if self.deadline_s is None else self.deadline_s)
+        wait_s = rule.deadline_s if self.deadline_s is None else self.deadline_s
+        if self.delivery_delay_s is not None:
+            wait_s = min(wait_s, self.delivery_delay_s + self.poll_s)
+        deadline = time.monotonic() + wait_s
         verdict = judge_now(records)
         while not verdict.passed and self._waiting_helps(verdict) and time.monotonic() < deadline:
             time.sleep(self.poll_s)

@@ -47,7 +47,12 @@ def load_documents(root: Path = DOCUMENTS_ROOT) -> tuple[dict[str, DocumentInfo]
     documents, problems = {}, []
     for path in sorted(root.rglob("*.md")):
         key = path.relative_to(root).as_posix()
-        meta = front_matter(path)
+        try:
+            meta = front_matter(path)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problems.append(f"{path}:{mark.line + 2 if mark else 1}: front matter is not valid YAML: {getattr(exc, 'problem', exc)}")
+            continue
         missing = DOCUMENT_FIELDS - set(meta)
         if missing:
             problems.append(f"{path}:1: front matter lacks {', '.join(sorted(missing))}")

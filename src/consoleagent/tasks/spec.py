@@ -71,8 +71,11 @@ class TaskSpec(BaseModel):
     @field_validator("requires")
     @classmethod
     def _requires(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        try:
-            parse_requirements(value, source="requires")
+        from consoleagent.provisioning.engine import ProvisioningEngine
+        from consoleagent.provisioning.library_stratus import stratus_library
+
+        try:  # planning checks templates, attributes, types and references without creating anything
+            ProvisioningEngine(stratus_library()).plan(parse_requirements(value, source="requires"))
         except ProvisioningError as exc:
             raise ValueError(str(exc)) from None
         return value
@@ -180,6 +183,9 @@ def _describe(path: Path, exc: ValidationError, lines: dict[str, int]) -> str:
                      if ".".join(location[:n]) in lines), None)
         readable = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in location).lstrip(".") or "(task)"
         message = error["msg"].removeprefix("Value error, ")
+        item = re.match(r"(\w+)\[(\d+)\]", message)  # "oracle[3]: ..." points at the step's own line
+        if item and f"{item[1]}.{item[2]}" in lines:
+            line = lines[f"{item[1]}.{item[2]}"]
         if error["type"] == "extra_forbidden":
             message = "unknown field"
         problems.append(f"{path}:{line}: {readable}: {message}" if line else f"{path}: {readable}: {message}")

@@ -1,0 +1,203 @@
+"""``consoleagent bench`` as a function: a policy over selected tasks, ``runs`` times each, in
+``workers`` processes, resumable from its results directory.
+
+The results directory holds::
+
+    run.json                what was asked (policy, options, provisioning): a rerun must ask the same
+    ledger.jsonl            one line per finished episode (RunLedger): a rerun skips these
+    trajectories/           one trajectory JSONL per episode (<task>-run<i>.jsonl)
+    world/                  the account pool, the snapshot index (and the in-process stratus's database)
+    results.json            the results document (docs/formats.md, "Benchmark results")
+    results.md              the Markdown report
+    success_by_product.png, success_vs_cost.png
+
+Without ``console_url`` a stratus is started in this process for the run (a fresh one each time: the
+world of an interrupted run is rebuilt, the ledger is what carries over).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from consoleagent.bench.parallel import WorkerConfig, run_episodes
+from consoleagent.bench.pricing import PriceTable
+from consoleagent.bench.results import RESULTS_FILE, aggregate
+from consoleagent.rollout.ledger import RunLedger
+from consoleagent.tasks.spec import TaskSpec
+
+LEDGER_FILE = "ledger.jsonl"
+RUN_FILE = "run.json"
+SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+class BenchConfigError(ValueError):
+    pass
+
+
+@dataclass
+class BenchConfig:
+    results_dir: Path
+    policy: str = "oracle"
+    policy_options: dict[str, Any] = field(default_factory=dict)
+    runs: int = 3
+    workers: int = 1
+    selector: str | None = None
+    console_url: str | None = None
+    admin_token: str | None = None
+    episode_timeout_s: float | None = None  # default: the longest task time limit + 120 s
+    env_error_retries: int = 2
+    provisioning: bool = True
+    time_scale: float = 50.0
+    price_table: PriceTable = field(default_factory=PriceTable)
+    plots: bool = True
+    command: str | None = None
+
+    @property
+    def model(self) -> str | None:
+        model = self.policy_options.get("model")
+        return str(model) if model else None
+
+
+def redact(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: ("***" if any(w in k.lower() for w in SECRET_WORDS) else v) for k, v in options.items()}
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown cpu"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def check_run(directory: Path, config: BenchConfig) -> None:
+    """A results directory belongs to one policy with one set of options: refuse to mix runs."""
+    wanted = {"policy": config.policy, "policy_options": redact(config.policy_options), "provisioning": config.provisioning}
+    path = directory / RUN_FILE
+    if path.exists():
+        held = json.loads(path.read_text(encoding="utf-8"))
+        held = {k: held.get(k) for k in wanted}
+        if held != wanted:
+            raise BenchConfigError(f"{directory} holds a run of {held}, not {wanted}: choose another results directory "
+                                   "(or delete this one to start over)")
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**wanted, "created_at": _now()}, indent=1, default=str), encoding="utf-8")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = None,
+              on_record: Callable[[dict[str, Any]], None] | None = None, limit: int | None = None) -> dict[str, Any]:
+    """Run every episode of ``tasks`` × ``config.runs`` not yet in the ledger, then write and return the results.
+
+    ``on_record(record)`` sees each finished episode (ledger record); ``limit`` stops after that many
+    new episodes (the rest run on the next call).
+    """
+    if not tasks:
+        raise BenchConfigError("no tasks selected")
+    directory = Path(config.results_dir)
+    check_run(directory, config)
+    ledger = RunLedger(directory / LEDGER_FILE)
+    keys = [f"{t.id}#{r}" for t in tasks for r in range(config.runs)]
+    todo = [k for k in keys if not ledger.done(k)]
+    if limit is not None:
+        todo = todo[:max(0, limit)]
+    console = config.console_url or "in-process stratus"
+    if todo:
+        console = _run(config, tasks, directory, todo, ledger, playwright, on_record)
+    meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
+            "selector": config.selector,
+            "policy": {"name": config.policy, "options": redact(config.policy_options)}, "model": config.model,
+            "runs": config.runs, "workers": config.workers, "provisioning": config.provisioning, "console": console,
+            "episode_timeout_s": _deadline(config, tasks), "env_error_retries": config.env_error_retries}
+    results = aggregate(ledger.results(), tasks, config.runs, meta=meta, prices=config.price_table, model=config.model)
+    (directory / RESULTS_FILE).write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
+    from consoleagent.bench.report import write_reports
+
+    write_reports(results, directory, plots=config.plots)
+    return results
+
+
+def _deadline(config: BenchConfig, tasks: list[TaskSpec]) -> float:
+    return config.episode_timeout_s or max(t.time_limit_s for t in tasks) + 120.0
+
+
+def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list[str], ledger: RunLedger,
+         playwright: Any, on_record: Callable[[dict[str, Any]], None] | None) -> str:
+    from consoleagent.adapters.stratus import StratusAdapter
+    from consoleagent.provisioning.pool import AccountPool
+    from consoleagent.provisioning.sources import StratusAccountSource
+
+    world = directory / "world"
+    server = None
+    url, token = config.console_url, config.admin_token
+    delivery_delay_s = None
+    if url is None:
+        shutil.rmtree(world, ignore_errors=True)  # a fresh stratus: the last run's accounts and snapshots are gone
+        world.mkdir(parents=True)
+        server = StratusAdapter(time_scale=config.time_scale, database_url=f"sqlite:///{world / 'stratus.db'}")
+        server.start()
+        url, token = server.base_url, server.admin_token
+        delivery_delay_s = server.runtime.settings.audit_delivery_delay / config.time_scale
+    elif not token:
+        raise BenchConfigError("--url needs --admin-token (the pool creates its accounts through the admin API)")
+    world.mkdir(parents=True, exist_ok=True)
+    deadline = _deadline(config, tasks)
+    try:
+        pool = AccountPool(world / "pool.db", StratusAccountSource(url, token))
+        # Accounts still leased by an interrupted run come back only after their TTL: add as many.
+        held = sum(1 for row in pool.status() if row["status"] == "leased" and not row["expired"])
+        pool.fill(min(config.workers, len(todo)) + 1 + held)
+        pool.close()
+        worker_config = WorkerConfig(
+            console_url=url, admin_token=token or "", pool_path=world / "pool.db", snapshots_path=world / "snapshots.json",
+            tasks=tasks, runs=config.runs, policy=config.policy, policy_options=dict(config.policy_options),
+            trajectory_dir=directory / "trajectories", episode_deadline_s=deadline,
+            env_error_retries=config.env_error_retries, provisioning=config.provisioning, lease_ttl_s=deadline + 300.0,
+            delivery_delay_s=delivery_delay_s)
+
+        def record(entry: dict[str, Any]) -> None:
+            ledger.record(entry["key"], {k: v for k, v in entry.items() if k != "key"})
+            if on_record is not None:
+                on_record(entry)
+
+        run_episodes(worker_config, todo, workers=config.workers, on_record=record, playwright=playwright)
+    finally:
+        if server is not None:
+            server.stop()
+    return url if server is None else "in-process stratus"
+
+
+def command_line() -> str:
+    return " ".join(["consoleagent", *[_quote(a) for a in sys.argv[1:]]])
+
+
+def _quote(arg: str) -> str:
+    import shlex
+
+    return shlex.quote(arg)
+
+
+def git_revision() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
+                              cwd=Path(__file__).parent).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None

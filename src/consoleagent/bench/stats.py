@@ -1,0 +1,89 @@
+"""The statistics of a benchmark: pass@1 over runs, the unbiased pass@k, and paired bootstrap intervals.
+
+Pure functions over plain numbers, so they are tested against brute force.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def std(values: Sequence[float]) -> float | None:
+    """The sample standard deviation (n - 1); 0 for one value, None for none."""
+    if not values:
+        return None
+    if len(values) == 1:
+        return 0.0
+    m = sum(values) / len(values)
+    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from ``n`` attempts of which ``c`` passed (Chen et al., 2021):
+    1 - C(n - c, k) / C(n, k), the chance that ``k`` attempts drawn without replacement hold a pass."""
+    if not 0 <= c <= n:
+        raise ValueError(f"pass_at_k: c={c} must lie in [0, n={n}]")
+    if k < 1 or k > n:
+        raise ValueError(f"pass_at_k: k={k} must lie in [1, n={n}]")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def mean_pass_at_k(counts: Sequence[tuple[int, int]], k: int) -> float | None:
+    """pass@k averaged over tasks, each given as (n, c); tasks with fewer than ``k`` attempts are left out."""
+    values = [pass_at_k(n, c, k) for n, c in counts if n >= k]
+    return mean(values)
+
+
+@dataclass
+class Interval:
+    """A difference and its bootstrap confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+    n: int  # paired units (tasks)
+    level: float = 0.95
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+    def to_dict(self) -> dict[str, float | int | bool]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "n": self.n, "level": self.level,
+                "excludes_zero": self.excludes_zero}
+
+
+def paired_bootstrap(a: Mapping[str, float], b: Mapping[str, float], *, resamples: int = 10_000, seed: int = 0,
+                     level: float = 0.95) -> Interval | None:
+    """The difference ``mean(b) - mean(a)`` over the units both hold (tasks), with a percentile bootstrap
+    interval: units are resampled with replacement, each keeping its pair (a[u], b[u]). Deterministic for
+    a seed; None when no unit is shared."""
+    import numpy as np
+
+    units = sorted(set(a) & set(b))
+    if not units:
+        return None
+    diffs = np.array([b[u] - a[u] for u in units], dtype=float)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(diffs), size=(resamples, len(diffs)))
+    samples = sorted(diffs[picks].mean(axis=1).tolist())
+    tail = (1.0 - level) / 2
+    return Interval(float(diffs.mean()), quantile(samples, tail), quantile(samples, 1.0 - tail), len(diffs), level)
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    if not sorted_values:
+        raise ValueError("quantile of nothing")
+    position = q * (len(sorted_values) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)

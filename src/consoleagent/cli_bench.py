@@ -1,0 +1,176 @@
+"""``consoleagent bench`` and ``consoleagent compare``: a policy over the task suite, and two results side by side."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from consoleagent.cli_tasks import SELECTOR_HELP
+from consoleagent.suite import TASKS_ROOT
+
+out = Console()
+err = Console(stderr=True)
+
+
+def bench(
+    policy: str = typer.Option(..., "--policy", "-p", help="oracle | llm | docfollower | replay | scripted (consoleagent.policies.registry, "
+                                                           "plus the oracle: each task's known solution)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help=SELECTOR_HELP),
+    runs: int = typer.Option(3, min=1, help="Episodes per task; pass@1 is reported as mean ± std over runs, pass@k up to k=runs."),
+    workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium, sharing one stratus, "
+                                               "one account pool and one snapshot index."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="The results directory. Rerun the same command "
+                                           "with it to resume: finished episodes are skipped. Default: bench-results/<policy>."),
+    policy_option: list[str] = typer.Option([], "--policy-option", "-O",
+                                            help="key=value for the policy's constructor, repeatable (e.g. -O model=gpt-4o)."),
+    url: Optional[str] = typer.Option(None, help="A running stratus (default: start one in this process for the run)."),
+    admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
+    episode_timeout: Optional[float] = typer.Option(None, help="Seconds before the supervisor stops an episode "
+                                                    "(an environment error). Default: the longest task limit + 120."),
+    retries: int = typer.Option(2, min=0, help="Times an episode lost to the environment is run again; lost "
+                                               "attempts are counted apart, never as failures."),
+    provisioning: bool = typer.Option(True, help="--no-provisioning drops every task's requires: (empty accounts): "
+                                                 "the provisioning ablation."),
+    price_table: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                               help="JSON/YAML {model: {input_per_mtok, output_per_mtok}} in US$ per "
+                                                    "million tokens, over the built-in table. Unpriced (local) "
+                                                    "policies are costed in policy seconds."),
+    plots: bool = typer.Option(True, help="Write the PNG plots (needs matplotlib: pip install 'consoleagent[bench]')."),
+    limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now, then report "
+                                                          "(resume later)."),
+    time_scale: float = typer.Option(50.0, help="In-process stratus: virtual seconds per real second."),
+    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+) -> None:
+    """Benchmark a policy on the task suite through the rollout lifecycle, in parallel and resumably.
+
+    Writes results.json (docs/formats.md, "Benchmark results"), results.md and two PNG plots (success by product, success against cost) to the results directory: pass@1 (mean ± std over runs) and pass@k overall, per product and per difficulty; environment errors (retried, counted apart); steps, time and cost per task; and each failure's class (provisioning gap, UI interaction failure, agent decision error).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from consoleagent.bench.parallel import BenchError
+    from consoleagent.bench.harness import BenchConfig, BenchConfigError, check_run, command_line, run_bench
+    from consoleagent.bench.pricing import PriceTable, PriceTableError
+    from consoleagent.bench.report import PlottingUnavailable, cost_label
+    from consoleagent.cli_tasks import _load
+    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options
+
+    try:
+        options = parse_option_pairs(policy_option)
+        if policy != "oracle":
+            accepted = policy_options(policy)
+            unknown = [k for k in options if k.replace("-", "_") not in accepted and policy != "replay"]
+            if unknown:
+                raise ValueError(f"policy {policy!r} has no option {unknown[0]!r}; its options: {', '.join(accepted)}")
+        elif options:
+            raise ValueError("the oracle takes no options")
+        prices = PriceTable.load(price_table)
+    except (ValueError, PriceTableError) as exc:
+        if "unknown policy" in str(exc):
+            exc = ValueError(f"unknown policy {policy!r}; choose one of: oracle, {', '.join(POLICIES)}")
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            err.print("[red]the plots need matplotlib: pip install 'consoleagent[bench]' (or pass --no-plots)[/red]")
+            raise typer.Exit(2) from None
+    specs = _load(tasks, root)
+    directory = out_dir or Path("bench-results") / policy
+    config = BenchConfig(results_dir=directory, policy=policy, policy_options=options, runs=runs, workers=workers,
+                         selector=tasks, console_url=url, admin_token=admin_token, episode_timeout_s=episode_timeout,
+                         env_error_retries=retries, provisioning=provisioning, time_scale=time_scale, price_table=prices,
+                         plots=plots, command=command_line())
+    try:
+        check_run(directory, config)  # before the progress bar: a results directory of another run is refused
+    except BenchConfigError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    counts = {"passed": 0, "failed": 0, "env": 0}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=out) as progress:
+        bar = progress.add_task(policy, total=None)
+
+        def describe() -> str:
+            return (f"{policy}: [green]{counts['passed']} passed[/green] [red]{counts['failed']} failed[/red] "
+                    f"[yellow]{counts['env']} env errors[/yellow]")
+
+        def seen(record: dict) -> None:
+            env_error = record.get("status") == "env_error" and not record.get("policy_error")
+            passed = not env_error and (record.get("reward") or 0) >= 1.0
+            counts["env" if env_error else "passed" if passed else "failed"] += 1
+            progress.update(bar, advance=1, description=describe())
+            lost = len(record.get("env_error_attempts") or [])
+            note = f" ({lost} attempt(s) lost to the environment)" if lost else ""
+            mark = "[yellow]env_error[/yellow]" if env_error else "[green]pass[/green]" if passed else "[red]fail[/red]"
+            progress.console.print(f"{mark} {record['key']} status={record.get('status')} reward={record.get('reward')}{note}"
+                                   + (f" cause={record.get('cause')}" if record.get("cause") and not passed else ""))
+
+        from consoleagent.rollout.ledger import RunLedger
+
+        done = RunLedger(directory / "ledger.jsonl")
+        remaining = sum(1 for s in specs for r in range(runs) if not done.done(f"{s.id}#{r}"))
+        progress.update(bar, total=min(remaining, limit) if limit is not None else remaining, description=describe())
+        if remaining < len(specs) * runs:
+            progress.console.print(f"resuming: {len(specs) * runs - remaining} of {len(specs) * runs} episodes already "
+                                   f"in {directory / 'ledger.jsonl'}")
+        try:
+            results = run_bench(config, specs, on_record=seen, limit=limit)
+        except (BenchConfigError, PlottingUnavailable) as exc:
+            err.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        except BenchError as exc:
+            progress.stop()
+            err.print(f"[red]{exc}[/red]")
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            progress.stop()
+            err.print(f"[yellow]interrupted: {sum(counts.values())} episode(s) recorded in this session; rerun the same "
+                      "command to resume[/yellow]")
+            raise typer.Exit(130) from None
+    summary = results["summary"]
+    p1 = summary["pass1"]
+    at_k = [f"pass@{k} {100 * v:.1f}%" for k, v in summary["pass_at_k"].items() if v is not None and k != "1"]
+    out.print(f"pass@1 {100 * (p1['mean'] or 0):.1f} ± {100 * (p1['std'] or 0):.1f}% over {len(p1['per_run'])} run(s); "
+              + "".join(f"{item}; " for item in at_k)
+              + f"env errors {summary['env_errors']['episodes']} (+{summary['env_errors']['retried_attempts']} retried); "
+              f"cost/task {cost_label(summary)}")
+    out.print("failures: " + ", ".join(f"{k} {v}" for k, v in summary["failures"].items()))
+    out.print(f"Results: {directory / 'results.json'}, {directory / 'results.md'}")
+    if not results["complete"]:
+        out.print("[yellow]incomplete: rerun the same command to run the remaining episodes[/yellow]")
+
+
+def compare(
+    a: Path = typer.Argument(..., exists=True, help="Results A (a results directory or its results.json): the baseline."),
+    b: Path = typer.Argument(..., exists=True, help="Results B: the candidate. Differences are B − A."),
+    resamples: int = typer.Option(10_000, min=100, help="Bootstrap resamples."),
+    seed: int = typer.Option(0, help="Bootstrap seed (the same seed gives the same interval)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of a table."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the comparison as Markdown (.md) or JSON (.json)."),
+) -> None:
+    """Compare two benchmark results: the difference in pass@1 (B − A), paired by task, with a paired bootstrap 95% confidence interval, overall and per product.
+
+    Each task's pass@1 is the mean of its scored runs; only tasks scored in both results count. The same seed gives the same interval.
+    """
+    from consoleagent.bench.compare import compare as compare_results
+    from consoleagent.bench.compare import markdown
+    from consoleagent.bench.results import ResultsError, load_results
+
+    try:
+        left, right = load_results(a), load_results(b)
+    except ResultsError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    comparison = compare_results(left, right, resamples=resamples, seed=seed)
+    if not comparison["groups"][0]["tasks"]:
+        err.print("[red]the two results share no scored task[/red]")
+        raise typer.Exit(1)
+    text = (f"A: {left['policy']['name']} ({a})  \nB: {right['policy']['name']} ({b})\n\n" + markdown(comparison))
+    if output is not None:
+        output.write_text(json.dumps(comparison, indent=1) if output.suffix == ".json" else text, encoding="utf-8")
+    typer.echo(json.dumps(comparison, indent=1) if as_json else text, nl=False)

@@ -1,0 +1,56 @@
+"""The goal's own values for a document's example values.
+
+A procedure shows example values ("Name: doc-vpc-01", "IPv4 CIDR block: 192.168.0.0/16"); the
+goal names the ones wanted ("Create a VPC named web-vpc with the CIDR block 10.0.0.0/16"). The
+documentation follower stays mechanical, but a person following a document types the goal's
+values, so it swaps an example for the goal's value of the same kind: the same shape (a CIDR
+block, an IP address, an instance type, a size with its unit, a number), the word after "named"
+for a name field, a quoted phrase for a description. Each goal value is used once, in document
+order; with nothing of the kind in the goal the example stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+SHAPES = [
+    re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}\b"),  # CIDR block
+    re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b(?!/)"),  # IP address
+    re.compile(r"\becs\.[a-z0-9-]+\.[a-z0-9]+\b"),  # instance type
+    re.compile(r"\b\d+\s?(?:GiB|GB|TiB|TB|Mbps|vCPUs?)\b"),  # size or bandwidth with its unit
+    re.compile(r"(?<![\w.-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01)
+]
+NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )?to)\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
+RENAMED = re.compile(r"\b(?:rename|change)\b[^.;]*?\bto\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
+QUOTED = re.compile(r"[\"“']([^\"”']{2,})[\"”']")
+PASSWORD = re.compile(r"\bpassword\s+(?:to\s+)?(\S+[^\s.,;])")
+
+
+class GoalValues:
+    """Hands out the goal's values for one episode, each once."""
+
+    def __init__(self, goal: str) -> None:
+        self.goal = goal or ""
+        self._used: set[tuple[int, str]] = set()  # (position in goal, value)
+
+    def _take(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
+        for match in pattern.finditer(self.goal):
+            key = (match.start(group), match.group(group))
+            if key not in self._used:
+                self._used.add(key)
+                return match.group(group)
+        return None
+
+    def value_for(self, label: str, example: str) -> str:
+        """The goal's value for the field ``label`` whose document example is ``example``."""
+        lowered = label.casefold()
+        if "password" in lowered:
+            return self._take(PASSWORD, 1) or example
+        if "description" in lowered:
+            return self._take(QUOTED, 1) or example
+        for shape in SHAPES:
+            if shape.fullmatch(example.strip()):
+                return self._take(shape) or example
+        if "name" in lowered:
+            return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
+        return example

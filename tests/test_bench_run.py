@@ -1,0 +1,101 @@
+"""``consoleagent bench`` for real: stratus, Chromium, the rollout lifecycle and the rule judge.
+
+A 2-worker run of the oracle on 2 tasks x 2 runs is interrupted (Ctrl-C) after its first episode and
+rerun: the rerun runs only the missing episodes. In process, the provisioning ablation: the same task
+with its requirements provisioned passes, without them it fails as a provisioning gap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consoleagent.bench.harness import BenchConfig, run_bench
+from consoleagent.tasks.spec import TaskSpec
+
+pytestmark = pytest.mark.browser
+TASKS = "vpc-create-vpc-01 vpc-create-vpc-02"
+
+
+def bench_command(out: Path) -> list[str]:
+    return [sys.executable, "-m", "consoleagent", "bench", "--policy", "oracle", "--tasks", TASKS, "--runs", "2",
+            "--workers", "2", "--out", str(out), "--no-plots"]
+
+
+def ledger_lines(out: Path) -> list[dict[str, Any]]:
+    path = out / "ledger.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def test_two_workers_resume_after_an_interruption(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    env = {**os.environ, "COLUMNS": "200"}
+    first = subprocess.Popen(bench_command(out), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
+    deadline = time.monotonic() + 240
+    while not ledger_lines(out) and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole process group, workers included
+    try:
+        first.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(first.pid, signal.SIGKILL)
+        raise
+    before = {r["key"]: r for r in ledger_lines(out)}
+    assert 1 <= len(before) < 4, first.stdout.read().decode(errors="replace")[-3000:]
+
+    second = subprocess.run(bench_command(out), capture_output=True, text=True, env=env, timeout=300)
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+    assert f"resuming: {len(before)} of 4 episodes" in second.stdout
+    lines = ledger_lines(out)
+    keys = [r["key"] for r in lines]
+    assert sorted(keys) == ["vpc-create-vpc-01#0", "vpc-create-vpc-01#1", "vpc-create-vpc-02#0", "vpc-create-vpc-02#1"]
+    for key, held in before.items():  # finished episodes were not run again
+        assert next(r for r in lines if r["key"] == key) == held
+    assert all(r["status"] == "completed" and r["reward"] == 1.0 for r in lines)
+    assert all((out / "trajectories" / f"{k.replace('#', '-run')}.jsonl").exists() for k in keys)
+
+    # the second run's episodes ran side by side in two worker processes
+    rerun = [r for r in lines if r["key"] not in before]
+    spans = [(datetime.fromisoformat(r["episode"]["started_at"].rstrip("Z")),
+              datetime.fromisoformat(r["episode"]["finished_at"].rstrip("Z"))) for r in rerun]
+    if len(rerun) >= 2:
+        assert any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:]), spans
+        assert len({r["worker"] for r in rerun}) == 2
+
+    results = json.loads((out / "results.json").read_text())
+    assert results["complete"] and results["workers"] == 2
+    assert results["summary"]["pass1"] == {"mean": 1.0, "std": 0.0, "per_run": [1.0, 1.0]}
+    assert results["summary"]["env_errors"]["episodes"] == 0
+    assert "| **all** | 2 | 4 | 100.0 ± 0.0% |" in (out / "results.md").read_text()
+
+
+OPEN_VPC_TASK = {
+    "id": "bench-open-vpc", "product": "vpc", "difficulty": "standard", "split": "test",
+    "document": "stratus/vpc/create-vpc.md", "release": "2026.03", "goal": "Open the VPC prepared for you.",
+    "start_url": "/vpc",
+    "requires": [{"name": "net", "template": "vpc"}, {"name": "sub", "template": "vswitch", "params": {"vpc_id": "${net.vpc_id}"}}],
+    "reward": {"expect": [{"event": "DescribeVpcAttribute", "params": {"VpcId": "${net.vpc_id}"}}]},
+    "oracle": [{"goto": "/vpc/vpcs/${net.vpc_id}"}, {"wait_until": {"text": "${net.vpc_id}"}}, {"task_complete": "found it"}],
+}
+
+
+def test_provisioning_ablation_in_process(tmp_path: Path, playwright_instance: Any) -> None:
+    task = TaskSpec.model_validate(OPEN_VPC_TASK)
+    on = run_bench(BenchConfig(tmp_path / "on", policy="oracle", runs=1, plots=False), [task], playwright=playwright_instance)
+    assert on["summary"]["passed"] == 1, on["episodes"]
+    off = run_bench(BenchConfig(tmp_path / "off", policy="oracle", runs=1, plots=False, provisioning=False), [task],
+                    playwright=playwright_instance)
+    episode = off["episodes"][0]
+    assert off["provisioning"] is False and not episode["passed"] and not episode["env_error"], episode
+    assert episode["attempts"] == 1  # the oracle's failure is not retried as an environment error
+    assert episode["failure"]["class"] == "provisioning_gap", episode
