@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import platform
-import subprocess
 import sys
 import tempfile
 from datetime import date
@@ -35,13 +33,6 @@ def tenant(url: str, alias: str) -> tuple[AdminClient, dict[str, Any], Client]:
 
 
 def machine() -> str:
-    cpu = "unknown cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    return f"{cpu}, {cores} cores, Python {platform.python_version()}, {date.today().isoformat()}"
+    from consoleagent.bench.harness import machine as describe
+
+    return f"{describe()}, {date.today().isoformat()}"

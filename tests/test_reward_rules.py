@@ -9,6 +9,7 @@ destructive writes, another session's work. Each must earn 0 and say why.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -56,6 +57,13 @@ def judge(rule: RewardRule, tenant: Tenant, session: ConsoleSession | None, stat
           **kwargs: Any) -> Any:
     return evaluate(rule, records_of(tenant), status=status, account_id=tenant.account_id,
                     session_id=session.session_id if session else None, **kwargs)
+
+
+def judge_inputs(tenant: Tenant, console: ConsoleSession) -> tuple[Any, Any]:
+    """What the rollout hands RuleJudge: a spec carrying the rule, an episode carrying its account and session."""
+    spec = SimpleNamespace(outputs={}, task=SimpleNamespace(meta={"reward": CREATE_WEB_VPC.model_dump(by_alias=True, exclude_defaults=True)}))
+    credentials = SimpleNamespace(extra={"account_id": tenant.account_id, "session_id": console.session_id})
+    return spec, SimpleNamespace(status="completed", discrepancies=[], credentials=credentials)
 
 
 def failed_kinds(verdict: Any) -> set[str]:
@@ -209,19 +217,12 @@ def test_judge_waits_for_late_audit_delivery() -> None:
             cloud.advance(10)  # time passes between reads
             return records_of(tenant)
 
-        class Spec:
-            outputs: dict[str, Any] = {}
-            task = type("T", (), {"meta": {"reward": CREATE_WEB_VPC.model_dump(by_alias=True, exclude_defaults=True)}})()
-
-        class Episode:
-            status, discrepancies = "completed", []
-            credentials = type("C", (), {"extra": {"account_id": tenant.account_id, "session_id": console.session_id}})()
-
+        spec, episode = judge_inputs(tenant, console)
         patient = RuleJudge("http://testserver", collect=collect, poll_s=0.01, settle_s=0.01, deadline_s=5)
-        verdict = patient(Spec(), Episode(), [])
+        verdict = patient(spec, episode, [])
         assert verdict.reward == 1.0, verdict.explain()
         impatient = RuleJudge("http://testserver", collect=lambda c, u: [], poll_s=0.01, settle_s=0, deadline_s=0)
-        assert impatient(Spec(), Episode(), []).reward == 0.0
+        assert impatient(spec, episode, []).reward == 0.0
     finally:
         cloud.runtime.close()
 
@@ -263,14 +264,7 @@ def test_a_known_delivery_delay_caps_the_wait(cloud: Cloud, tenant: Tenant) -> N
         reads.append(1)
         return records_of(tenant)
 
-    class Spec:
-        outputs: dict[str, Any] = {}
-        task = type("T", (), {"meta": {"reward": CREATE_WEB_VPC.model_dump(by_alias=True, exclude_defaults=True)}})()
-
-    class Episode:
-        status, discrepancies = "completed", []
-        credentials = type("C", (), {"extra": {"account_id": tenant.account_id, "session_id": console.session_id}})()
-
+    spec, episode = judge_inputs(tenant, console)
     started = time.monotonic()
-    verdict = RuleJudge("http://testserver", collect=collect, poll_s=0.05, delivery_delay_s=0)(Spec(), Episode(), [])
+    verdict = RuleJudge("http://testserver", collect=collect, poll_s=0.05, delivery_delay_s=0)(spec, episode, [])
     assert verdict.reward == 0.0 and len(reads) == 1 and time.monotonic() - started < 5  # the rule's deadline is 15 s
