@@ -53,6 +53,9 @@ def test_a_valid_task_loads(tmp_path: Path) -> None:
     assert loaded.spec.id == "vpc-demo-01" and loaded.spec.reward.expect[0].event == "CreateVpc"
     task = loaded.spec.to_task(DOCUMENTS_ROOT)
     assert task.document and "Create VPC" in " ".join(task.document) and task.meta["release"] == "2026.03"
+    from consoleagent.rewards import RewardRule
+
+    assert RewardRule.model_validate(task.meta["reward"]) == loaded.spec.reward  # what RuleJudge reads by default
 
 
 @pytest.mark.parametrize(("edit", "expected"), [

@@ -119,7 +119,8 @@ class TaskSpec(BaseModel):
         return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [],
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s,
                     meta={"product": self.product, "difficulty": self.difficulty, "release": self.release,
-                          "split": self.split, "expected": self.expected})
+                          "split": self.split, "expected": self.expected,
+                          "reward": self.reward.model_dump(by_alias=True, exclude_defaults=True)})
 
 
 @dataclass
