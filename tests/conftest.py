@@ -152,3 +152,19 @@ def console_login(page: Any, base_url: str, login_name: str, password: str) -> N
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(lambda url: "/login" not in url)
+
+
+CONSOLE_PASSWORD = "Passw0rd!2026"
+
+
+def sign_in(page: Any, live_server: LiveServer, alias: str, release: str | None = None) -> dict[str, Any]:
+    """A new account (on ``release``, if given), signed in on ``page``; returns its credentials."""
+    creds = live_server.admin.create_account(alias, password=CONSOLE_PASSWORD)
+    if release:
+        live_server.admin.set_release(creds["account_id"], release)
+    console_login(page, live_server.url, f"root@{alias}", CONSOLE_PASSWORD)
+    return creds
+
+
+def sdk_for(live_server: LiveServer, creds: dict[str, Any]) -> Client:
+    return Client(live_server.url, creds["access_key_id"], creds["access_key_secret"])

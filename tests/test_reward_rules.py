@@ -268,3 +268,12 @@ def test_a_known_delivery_delay_caps_the_wait(cloud: Cloud, tenant: Tenant) -> N
     started = time.monotonic()
     verdict = RuleJudge("http://testserver", collect=collect, poll_s=0.05, delivery_delay_s=0)(spec, episode, [])
     assert verdict.reward == 0.0 and len(reads) == 1 and time.monotonic() - started < 5  # the rule's deadline is 15 s
+
+
+def test_a_rule_naming_an_unprovisioned_resource_earns_nothing_and_says_so(cloud: Cloud, tenant: Tenant) -> None:
+    """The provisioning ablation drops a task's requires: the rule cannot be filled in, and that is a 0, not a crash."""
+    console = sign_in(cloud, tenant)
+    rule = RewardRule.model_validate({"expect": [{"event": "DeleteVpc", "params": {"VpcId": "${net.vpc_id}"}}]})
+    verdict = judge(rule, tenant, console, outputs={})
+    assert verdict.reward == 0.0
+    assert "refers to ${net.vpc_id}, which nothing provisioned" in verdict.explain()

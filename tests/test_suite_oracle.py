@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from consoleagent.bench.runner import run_tasks
+from consoleagent.bench.harness import BenchConfig, run_bench
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.oracle import OracleError, OraclePolicy
+from consoleagent.rewards.engine import STATUS_OF_OUTCOME
 from consoleagent.suite.catalog import load_suite
 from consoleagent.tasks.spec import TaskSpec
 
@@ -41,18 +42,22 @@ def console() -> Iterator[Any]:
     adapter.stop()
 
 
-def run(console: Any, playwright_instance: Any, tmp_path: Path, tasks: list[TaskSpec]) -> list[Any]:
-    return run_tasks(tasks, console_url=console.base_url, admin_token=console.admin_token, workdir=tmp_path,
-                     playwright=playwright_instance, accounts=1)
+def run(console: Any, playwright_instance: Any, tmp_path: Path, tasks: list[TaskSpec]) -> list[dict[str, Any]]:
+    """The episodes' ledger records, through the harness of `consoleagent bench` and `tasks check`."""
+    records: list[dict[str, Any]] = []
+    config = BenchConfig(results_dir=tmp_path, policy="oracle", runs=1, console_url=console.base_url,
+                         admin_token=console.admin_token, delivery_delay_s=0.0, plots=False)
+    run_bench(config, tasks, playwright=playwright_instance, on_record=records.append)
+    return records
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("task", SAMPLE, ids=[t.id for t in SAMPLE])
 def test_oracle_earns_reward_one(console: Any, playwright_instance: Any, tmp_path: Path, task: TaskSpec) -> None:
     [result] = run(console, playwright_instance, tmp_path, [task])
-    explanation = "\n".join(f"{c['kind']} {c['ok']}: {c['detail']}" for c in (result.verdict or {}).get("checks", []))
-    assert result.status == task.reward.outcome.replace("complete", "completed"), (result.cause, explanation)
-    assert result.reward == 1.0, explanation
+    explanation = "\n".join(f"{c['kind']} {c['ok']}: {c['detail']}" for c in (result["verdict"] or {}).get("checks", []))
+    assert result["status"] == STATUS_OF_OUTCOME[task.reward.outcome], (result["cause"], explanation)
+    assert result["reward"] == 1.0, explanation
 
 
 @pytest.mark.browser
@@ -60,8 +65,8 @@ def test_claiming_success_without_acting_earns_nothing(console: Any, playwright_
     task = load_suite("vpc-create-vpc-01")[0]
     lazy = task.model_copy(update={"oracle": [{"task_complete": "I created the VPC"}]})
     [result] = run(console, playwright_instance, tmp_path, [lazy])
-    assert result.status == "completed" and result.reward == 0.0
-    failed = [c for c in result.verdict["checks"] if not c["ok"]]
+    assert result["status"] == "completed" and result["reward"] == 0.0
+    failed = [c for c in result["verdict"]["checks"] if not c["ok"]]
     assert [c["kind"] for c in failed] == ["expect"] and "no CreateVpc record" in failed[0]["detail"]
 
 
@@ -106,3 +111,14 @@ def test_oracle_waits_then_fails_naming_the_step_and_what_the_page_offers() -> N
             decision = policy.act(page)
             assert decision.action.startswith('task_complete("oracle failed: oracle step 1 (click)')
             assert decision.meta["oracle_failed"] and policy.act(page).action.startswith("task_complete(")
+
+
+def test_a_solution_naming_an_unprovisioned_resource_ends_the_episode() -> None:
+    steps = [{"click": {"role": "button", "name": "Delete", "context": "${db.vpc_id}"}}]
+    policy = OraclePolicy(steps, outputs={})
+    policy.reset("goal")
+    decision = policy.act(observation([Mark(1, "button", "Delete")]))
+    assert decision.action.startswith('task_complete("oracle failed: the solution refers to ${db.vpc_id}')
+    assert decision.meta["oracle_failed"]
+    with pytest.raises(OracleError, match="nothing provisioned"):
+        OraclePolicy(steps, outputs={}, strict=True)

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
-from stratus.sdk import Client
-from tests.conftest import console_login
+from tests.conftest import sdk_for, sign_in
 
 pytestmark = pytest.mark.browser
-PASSWORD = "Passw0rd!2026"
-
-
-def sign_in(page: Any, live_server: Any, alias: str, release: str | None = None) -> dict[str, Any]:
-    creds = live_server.admin.create_account(alias, password=PASSWORD)
-    if release:
-        live_server.admin.set_release(creds["account_id"], release)
-    console_login(page, live_server.url, f"root@{alias}", PASSWORD)
-    return creds
-
-
-def sdk_for(live_server: Any, creds: dict[str, Any]) -> Client:
-    return Client(live_server.url, creds["access_key_id"], creds["access_key_secret"])
 
 
 def test_create_vpc_and_vswitch_through_the_console(live_server, page) -> None:

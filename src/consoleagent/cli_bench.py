@@ -55,7 +55,7 @@ def bench(
     from consoleagent.bench.harness import BenchConfig, BenchConfigError, check_run, command_line, run_bench
     from consoleagent.bench.pricing import PriceTable, PriceTableError
     from consoleagent.bench.report import PlottingUnavailable, cost_label
-    from consoleagent.cli_tasks import _load
+    from consoleagent.cli_tasks import load_selected
     from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options
 
     try:
@@ -79,7 +79,7 @@ def bench(
         except ImportError:
             err.print("[red]the plots need matplotlib: pip install 'consoleagent[bench]' (or pass --no-plots)[/red]")
             raise typer.Exit(2) from None
-    specs = _load(tasks, root)
+    specs = load_selected(tasks, root)
     directory = out_dir or Path("bench-results") / policy
     config = BenchConfig(results_dir=directory, policy=policy, policy_options=options, runs=runs, workers=workers,
                          selector=tasks, console_url=url, admin_token=admin_token, episode_timeout_s=episode_timeout,

@@ -21,7 +21,7 @@ SELECTOR_HELP = ("Which tasks: id globs (vpc-create-*) and/or field=value filter
                  "split=test release=2026.09), separated by spaces or commas. Default: all.")
 
 
-def _load(selector: str | None, root: Path) -> list:
+def load_selected(selector: str | None, root: Path) -> list:
     from consoleagent.suite.catalog import SelectorError, load_suite
     from consoleagent.tasks.spec import TaskFileError
 
@@ -41,7 +41,7 @@ def tasks_list(
     """The selected tasks with product, difficulty, split and release, and counts per group."""
     from rich.table import Table
 
-    specs = _load(selector, root)
+    specs = load_selected(selector, root)
     if as_json:
         for spec in specs:
             typer.echo(json.dumps(spec.model_dump(mode="json", by_alias=True, exclude={"oracle", "reward"})))
@@ -107,36 +107,38 @@ def tasks_check(
     selector: Optional[str] = typer.Argument(None, help=SELECTOR_HELP),
     root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
     runs: int = typer.Option(1, min=1, help="Oracle runs per task."),
-    workdir: Optional[Path] = typer.Option(None, help="Where the pool, snapshots and trajectories go (default: a temp dir)."),
+    workdir: Optional[Path] = typer.Option(None, help="A results directory as `consoleagent bench` writes it (pool, "
+                                           "snapshots, ledger, trajectories); run again with it to resume. "
+                                           "Default: a fresh temporary directory."),
     verbose: bool = typer.Option(False, "-v", help="Print every verdict's explanation, not only failures'."),
 ) -> None:
-    """Run the oracle on the selected tasks in an in-process stratus; exit 1 unless every reward is 1."""
-    from consoleagent.bench.runner import run_tasks
+    """Run the oracle on the selected tasks in an in-process stratus; exit 1 unless every reward is 1.
 
-    specs = _load(selector, root)
-    failures = 0
+    The same harness as `consoleagent bench --policy oracle`, without the plots."""
+    import tempfile
+
+    from consoleagent.bench.harness import BenchConfig, run_bench
+    from consoleagent.rewards.engine import Verdict
+
+    specs = load_selected(selector, root)
+    directory = workdir or Path(tempfile.mkdtemp(prefix="consoleagent-check-"))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out) as progress:
         bar = progress.add_task("oracle", total=len(specs) * runs)
 
-        def report(result) -> None:  # noqa: ANN001
-            nonlocal failures
-            ok = result.status != "env_error" and result.reward == 1.0
-            failures += not ok
+        def report(record: dict) -> None:
+            ok = record["status"] != "env_error" and record["reward"] == 1.0
             progress.advance(bar)
             mark = "[green]ok[/green]" if ok else "[red]FAIL[/red]"
-            progress.console.print(f"{mark} {result.key} status={result.status} reward={result.reward}"
-                                   + (f" cause={result.cause}" if result.cause and not ok else "")
-                                   + (f" answer={(result.episode or {}).get('answer')}" if not ok else ""))
-            if (verbose or not ok) and result.verdict:
-                from consoleagent.rewards.engine import Check, Verdict
+            progress.console.print(f"{mark} {record['key']} status={record['status']} reward={record['reward']}"
+                                   + (f" cause={record['cause']}" if record.get("cause") and not ok else "")
+                                   + (f" answer={(record.get('episode') or {}).get('answer')}" if not ok else ""))
+            if (verbose or not ok) and record.get("verdict"):
+                progress.console.print(Verdict.from_dict(record["verdict"]).explain(), markup=False, highlight=False)
 
-                verdict = Verdict(result.verdict["reward"], [Check(**c) for c in result.verdict["checks"]],
-                                  result.verdict["counted"], result.verdict["ignored"])
-                progress.console.print(verdict.explain(), markup=False, highlight=False)
-
-        run_tasks(specs, policy="oracle", runs=runs, workdir=workdir,
-                  trajectory_dir=(workdir / "trajectories") if workdir else None, on_result=report)
-    out.print(f"{len(specs) * runs - failures}/{len(specs) * runs} oracle episodes earned reward 1")
-    if failures:
+        results = run_bench(BenchConfig(results_dir=directory, policy="oracle", runs=runs, plots=False), specs,
+                            on_record=report)
+    summary = results["summary"]
+    out.print(f"{summary['passed']}/{summary['episodes']} oracle episodes earned reward 1 (results: {directory})")
+    if summary["passed"] != summary["episodes"]:
         raise typer.Exit(1)

@@ -11,7 +11,6 @@ from typing import Any
 from consoleagent.policies.base import Policy
 from consoleagent.provisioning.types import PooledAccount, Requirement
 from consoleagent.rewards.judge import RuleJudge
-from consoleagent.rewards.rules import RewardRule
 from consoleagent.rollout.lifecycle import EpisodeSpec
 from consoleagent.rollout.reset import Prepared, Preparer
 from consoleagent.suite import DOCUMENTS_ROOT
@@ -32,10 +31,6 @@ def spec_of(episode: EpisodeSpec) -> TaskSpec:
     return episode.task.meta["spec"]
 
 
-def rule_of(episode: EpisodeSpec) -> RewardRule:
-    return spec_of(episode).reward
-
-
 def policy_factory(name: str, **options: Any) -> Callable[[EpisodeSpec], Policy]:
     """A fresh policy per episode; the oracle gets the task's solution and the provisioned outputs."""
     from consoleagent.policies.oracle import OraclePolicy
@@ -43,36 +38,10 @@ def policy_factory(name: str, **options: Any) -> Callable[[EpisodeSpec], Policy]
 
     def make(episode: EpisodeSpec) -> Policy:
         if name == "oracle":
-            try:
-                return OraclePolicy(spec_of(episode).oracle, episode.outputs)
-            except KeyError as exc:  # the solution names a provisioned resource that is not there
-                return UnplayableOracle(f"oracle cannot be played: its solution refers to the output of {exc.args[0]!r}, "
-                                        "and nothing provisioned that resource")
+            return OraclePolicy(spec_of(episode).oracle, episode.outputs)
         return make_policy(name, **options)
 
     return make
-
-
-class UnplayableOracle:
-    """The oracle of a task whose solution cannot be filled in (its requirements were not provisioned, as
-    in the provisioning ablation): like any oracle step that does not fit the console, it ends the episode
-    at once with ``task_complete("oracle failed: ...")``, and the audit log decides the reward."""
-
-    name = "oracle"
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def reset(self, goal: str, document: list[str] | None = None) -> None:
-        pass
-
-    def act(self, observation: Any) -> Any:
-        import json
-
-        from consoleagent.policies.base import Decision
-
-        return Decision(action=f"task_complete({json.dumps('oracle failed: ' + self.message)})", thought=self.message,
-                        meta={"oracle_failed": True})
 
 
 class ReleasePinned:
@@ -87,10 +56,6 @@ class ReleasePinned:
 
     def cleanup(self, account: PooledAccount, prepared: Prepared) -> None:
         self.inner.cleanup(account, prepared)
-
-
-def rule_judge(console: str, **options: Any) -> RuleJudge:
-    return RuleJudge(console, rule_of=rule_of, **options)
 
 
 @dataclass
@@ -135,6 +100,6 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
     inner: Preparer = SharedSnapshotReset(engine, adapter.admin, snapshots_path) if reset == "snapshot" else ProvisionAndDestroy(engine)
     preparer = ReleasePinned(inner, adapter.admin, {t.id: t.release for t in tasks})
     rollout = Rollout(pool=pool, preparer=preparer, env=env, policy_factory=policy_factory(policy, **(policy_options or {})),
-                      worker=worker, judge=rule_judge(console_url, delivery_delay_s=delivery_delay_s), episode_deadline_s=episode_deadline_s,
+                      worker=worker, judge=RuleJudge(console_url, delivery_delay_s=delivery_delay_s), episode_deadline_s=episode_deadline_s,
                       trajectory_dir=trajectory_dir)
     return WorkerWorld(env, rollout, pool)

@@ -54,6 +54,7 @@ class BenchConfig:
     selector: str | None = None
     console_url: str | None = None
     admin_token: str | None = None
+    delivery_delay_s: float | None = None  # the audit delay of the console at console_url, when known (wall-clock s)
     episode_timeout_s: float | None = None  # default: the longest task time limit + 120 s
     env_error_retries: int = 2
     provisioning: bool = True
@@ -148,7 +149,7 @@ def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list
     world = directory / "world"
     server = None
     url, token = config.console_url, config.admin_token
-    delivery_delay_s = None
+    delivery_delay_s = config.delivery_delay_s
     if url is None:
         shutil.rmtree(world, ignore_errors=True)  # a fresh stratus: the last run's accounts and snapshots are gone
         world.mkdir(parents=True)

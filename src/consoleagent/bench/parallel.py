@@ -70,10 +70,7 @@ def is_policy_failure(result: RolloutResult) -> bool:
 
 
 class RecordingJudge:
-    """The rule judge, noting on the way the agent's console calls that failed (for the failure taxonomy).
-
-    A rule that names a provisioned resource nothing provisioned (the ablation drops requirements)
-    cannot be met: that is a verdict of 0 with the reason, not a failure of the judge phase."""
+    """The rule judge, noting on the way the agent's console calls that failed (for the failure taxonomy)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -82,25 +79,7 @@ class RecordingJudge:
     def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Any:
         self.failed_calls = [{"event": r.get("eventName"), "error": r.get("errorCode")} for r in records
                              if r.get("errorCode") and r.get("actor") == "console"]
-        missing = unprovisioned(spec)
-        if missing:
-            from consoleagent.rewards.engine import Check, Verdict
-
-            return Verdict(0.0, [Check("expect", False, f"the reward rule refers to {', '.join(missing)}, which nothing "
-                                                        "provisioned")], 0)
         return self.inner(spec, episode, records)
-
-
-def unprovisioned(spec: EpisodeSpec) -> list[str]:
-    """The ``${name.output}`` references of the spec's reward rule whose resource was not provisioned."""
-    from consoleagent.bench.episodes import rule_of
-    from consoleagent.provisioning.templates import REF_PATTERN
-
-    try:
-        text = json.dumps(rule_of(spec).model_dump(by_alias=True, exclude_defaults=True), default=str)
-    except (KeyError, AttributeError):
-        return []
-    return sorted({m.group(0) for m in REF_PATTERN.finditer(text) if m.group(1) not in spec.outputs})
 
 
 class EpisodeRunner:

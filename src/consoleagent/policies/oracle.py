@@ -15,7 +15,7 @@ from typing import Any
 
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.provisioning.engine import substitute
+from consoleagent.provisioning.engine import substitute, unresolved
 from consoleagent.tasks.oracle_steps import OracleStep, Target, parse_oracle_steps
 
 POLL_S = 2  # how long one wait() lasts while the oracle waits for an element or a state
@@ -62,16 +62,18 @@ class OraclePolicy:
 
     name = "oracle"
 
-    def __init__(self, steps: list[dict[str, Any]] | list[OracleStep], outputs: dict[str, dict[str, Any]] | None = None,
+    def __init__(self, steps: list[dict[str, Any]], outputs: dict[str, dict[str, Any]] | None = None,
                  *, strict: bool = False) -> None:
         """``strict``: raise :class:`OracleError` when a step cannot be done. Otherwise the oracle ends the
         episode with ``task_complete("oracle failed: ...")``, so the audit log, not an exception, decides
         the reward (an unfinished task earns 0) and the failure is not mistaken for the environment's."""
         self.strict = strict
-        if steps and isinstance(steps[0], OracleStep):
-            self.steps: list[OracleStep] = list(steps)  # type: ignore[arg-type]
-        else:
-            self.steps = parse_oracle_steps(substitute(steps, outputs or {}))
+        missing = unresolved(steps, outputs or {})
+        # A solution naming resources nothing provisioned (the provisioning ablation) cannot be played.
+        self.unplayable = f"the solution refers to {', '.join(missing)}, which nothing provisioned" if missing else None
+        if self.unplayable and strict:
+            raise OracleError(self.unplayable)
+        self.steps: list[OracleStep] = [] if missing else parse_oracle_steps(substitute(steps, outputs or {}))
         self._index = 0
         self._waiting_since: float | None = None
 
@@ -80,6 +82,8 @@ class OraclePolicy:
         self._waiting_since = None
 
     def act(self, observation: Observation) -> Decision:
+        if self.unplayable:
+            return self._give_up(self.unplayable)
         while self._index < len(self.steps):
             step = self.steps[self._index]
             number = self._index + 1
@@ -125,7 +129,12 @@ class OraclePolicy:
                        f"after {step.timeout_s:g} s; the page offers: {offered}")
             if self.strict:
                 raise OracleError(message)
-            self._index = len(self.steps)
-            return Decision(action=f"task_complete({_quote('oracle failed: ' + message)})", thought=message,
-                            meta={"oracle_failed": True})
+            return self._give_up(message)
         return Decision(action=f"wait({POLL_S})", thought=f"oracle step {number}: waiting for {what}")
+
+    def _give_up(self, message: str) -> Decision:
+        """End the episode; the audit log decides the reward (an unfinished task earns 0)."""
+        self._index = len(self.steps)
+        self.unplayable = None
+        return Decision(action=f"task_complete({_quote('oracle failed: ' + message)})", thought=message,
+                        meta={"oracle_failed": True})

@@ -83,6 +83,12 @@ def references(value: Any) -> list[tuple[str, str]]:
     return []
 
 
+def unresolved(value: Any, outputs: dict[str, dict[str, Any]]) -> list[str]:
+    """The ``${name.output}`` references in ``value`` that ``outputs`` cannot fill (sorted, unique)."""
+    return sorted({f"${{{name}.{output}}}" for name, output in references(value)
+                   if output not in outputs.get(name, {})})
+
+
 def substitute(value: Any, outputs: dict[str, dict[str, Any]]) -> Any:
     """Replace references by outputs: a whole-string reference keeps the output's type."""
     if isinstance(value, str):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from consoleagent.provisioning.engine import substitute
+from consoleagent.provisioning.engine import substitute, unresolved
 from consoleagent.rewards.rules import DESTRUCTIVE_PREFIXES, Constraint, EventPattern, RewardRule, StateCheck
 
 Record = dict[str, Any]
@@ -54,6 +54,11 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {"reward": self.reward, "passed": self.passed, "counted": self.counted, "ignored": self.ignored,
                 "checks": [asdict(c) for c in self.checks]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+        """A verdict read back from a rollout result or a ledger line."""
+        return cls(data["reward"], [Check(**c) for c in data["checks"]], data["counted"], data.get("ignored", {}))
 
 
 # --- values -----------------------------------------------------------------------------------
@@ -174,8 +179,13 @@ def evaluate(rule: RewardRule, records: list[Record], *, status: str, discrepanc
              session_id: str | None = None, read_state: ReadState | None = None) -> Verdict:
     """Judge one episode. ``records`` oldest first; ``status`` the episode's ending; ``outputs`` the
     provisioned resources' outputs that ``${name.output}`` in the rule refers to."""
-    rule = RewardRule.model_validate(substitute(rule.model_dump(by_alias=True, exclude_defaults=True), outputs or {}))
+    raw = rule.model_dump(by_alias=True, exclude_defaults=True)
     counted, ignored = partition(records, account_id, session_id)
+    missing = unresolved(raw, outputs or {})
+    if missing:  # e.g. the provisioning ablation: the rule's resources were never made
+        return Verdict(0.0, [_outcome(rule, status), Check("expect", False, f"the reward rule refers to {', '.join(missing)}, "
+                                                            "which nothing provisioned")], len(counted), _reasons(ignored))
+    rule = RewardRule.model_validate(substitute(raw, outputs or {}))
     checks = [_outcome(rule, status)]
     matched: dict[str, list[Record]] = {}
     for pattern in rule.expect:
@@ -191,11 +201,15 @@ def evaluate(rule: RewardRule, records: list[Record], *, status: str, discrepanc
                             if reported else "the answer needs a discrepancy report and none was filed"))
     for state in rule.state:
         checks.append(_state(state, read_state))
+    reward = 1.0 if all(c.ok for c in checks) else 0.0
+    return Verdict(reward, checks, len(counted), _reasons(ignored))
+
+
+def _reasons(ignored: list[tuple[str, Record]]) -> dict[str, int]:
     reasons: dict[str, int] = {}
     for reason, _ in ignored:
         reasons[reason] = reasons.get(reason, 0) + 1
-    reward = 1.0 if all(c.ok for c in checks) else 0.0
-    return Verdict(reward, checks, len(counted), reasons)
+    return reasons
 
 
 def _outcome(rule: RewardRule, status: str) -> Check:

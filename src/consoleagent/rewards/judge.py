@@ -20,7 +20,7 @@ CollectAudit = Callable[[Any, str], list[dict[str, Any]]]
 class RuleJudge:
     """``judge(spec, episode, records) -> Verdict`` for :class:`~consoleagent.rollout.lifecycle.Rollout`.
 
-    ``rule_of(spec)`` gives the spec's reward rule (by default ``spec.task.meta["reward"]``);
+    The rule is the task's (``spec.task.meta["reward"]``, as ``TaskSpec.to_task`` puts it there);
     ``collect`` re-reads the episode's records; ``console`` is the console URL that ``collect`` and the
     final-state reads use. ``delivery_delay_s``, when the console's maximum delivery delay is known
     (wall-clock seconds; 0 for a stratus without a delay), caps the wait: a failing verdict is final
@@ -29,17 +29,16 @@ class RuleJudge:
 
     def __init__(self, console: str, *, collect: CollectAudit | None = None, poll_s: float = 0.5,
                  settle_s: float = 0.5, deadline_s: float | None = None,
-                 rule_of: Callable[[Any], RewardRule] | None = None, delivery_delay_s: float | None = None) -> None:
+                 delivery_delay_s: float | None = None) -> None:
         from consoleagent.rollout.lifecycle import audit_of_episode
 
         self.console = console
         self.collect = collect or audit_of_episode
         self.poll_s, self.settle_s, self.deadline_s = poll_s, settle_s, deadline_s
         self.delivery_delay_s = delivery_delay_s
-        self.rule_of = rule_of or (lambda spec: RewardRule.model_validate(spec.task.meta["reward"]))
 
     def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Verdict:
-        rule = self.rule_of(spec)
+        rule = RewardRule.model_validate(spec.task.meta["reward"])
         credentials = episode.credentials
         extra = getattr(credentials, "extra", {}) or {}
         outputs = getattr(spec, "outputs", {}) or {}

@@ -10,7 +10,8 @@ The format is documented in ``docs/formats.md``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +24,7 @@ from consoleagent.rewards.rules import RewardRule
 from consoleagent.tasks.oracle_steps import OracleStep, parse_oracle_steps
 from consoleagent.tasks.task import Task
 
+FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the suite loads at every CLI call
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9-]{2,79}$")
 HARD_KINDS = ("precondition", "drifted_path", "long", "async", "impossible")
 
@@ -127,11 +129,12 @@ class TaskSpec(BaseModel):
 class LoadedTask:
     spec: TaskSpec
     path: Path
-    lines: dict[str, int] = field(default_factory=dict)
+    text: str = ""
 
-
-def load_task(path: Path) -> TaskSpec:
-    return load_task_file(path).spec
+    @cached_property
+    def lines(self) -> dict[str, int]:
+        """The line of every field, for error messages: composed only when a message needs it."""
+        return field_lines(self.text)
 
 
 def load_task_file(path: Path) -> LoadedTask:
@@ -142,22 +145,25 @@ def load_task_file(path: Path) -> LoadedTask:
     except OSError as exc:
         raise TaskFileError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=FastLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise TaskFileError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(data, dict):
         raise TaskFileError(f"{path}: a task file is a mapping of fields (id, goal, reward, ...)")
-    lines = _field_lines(node)
     try:
         spec = TaskSpec.model_validate(data)
     except ValidationError as exc:
-        raise TaskFileError(_describe(path, exc, lines)) from None
-    if spec.id != path.stem:
-        raise TaskFileError(f"{path}:{lines.get('id', 1)}: id: {spec.id!r} must equal the file name {path.stem!r}")
-    return LoadedTask(spec, path, lines)
+        raise TaskFileError(_describe(path, exc, field_lines(text))) from None
+    loaded = LoadedTask(spec, path, text)
+    if loaded.spec.id != path.stem:
+        raise TaskFileError(f"{path}:{loaded.lines.get('id', 1)}: id: {loaded.spec.id!r} must equal the file name {path.stem!r}")
+    return loaded
+
+
+def field_lines(text: str) -> dict[str, int]:
+    return _field_lines(yaml.compose(text, Loader=FastLoader))
 
 
 def _field_lines(node: Any, prefix: str = "") -> dict[str, int]:
