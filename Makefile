@@ -7,8 +7,8 @@ demo:  ## start stratus with a seeded demo account; prints the console URL and t
 	@scripts/bootstrap.sh test
 	.venv/bin/consoleagent demo
 
-test:  ## run the whole test suite (API, console in headless Chromium, CLI)
-	@scripts/bootstrap.sh test
+test:  ## run the whole test suite (API, console in headless Chromium, CLI, training on tiny models)
+	@scripts/bootstrap.sh test,train
 	.venv/bin/ruff check src tests bench
 	.venv/bin/pytest $(PYTEST_ARGS)
 

@@ -31,6 +31,10 @@ stamp="$VENV/.installed-$(cat pyproject.toml requirements.lock | sha256sum | cut
 if [ ! -f "$stamp" ]; then
   log "Installing consoleagent[$EXTRAS] with pinned dependencies"
   "$VENV/bin/python" -m pip install -q --upgrade pip
+  case ",$EXTRAS," in
+    # torch before the packages that depend on it: this exact pin is the CPU build (no CUDA downloads).
+    *,train,*) "$VENV/bin/python" -m pip install -q "torch==$(grep -i '^torch==' requirements.lock | cut -d= -f3)" ;;
+  esac
   "$VENV/bin/python" -m pip install -q -c requirements.lock -e ".[$EXTRAS]"
   rm -f "$VENV"/.installed-*
   touch "$stamp"

@@ -187,6 +187,9 @@ app.add_typer(tasks_app, name="tasks")
 from consoleagent.cli_bench import bench as _bench, compare as _compare  # noqa: E402
 app.command("bench")(_bench)
 app.command("compare")(_compare)
+from consoleagent.cli_verify import review as _review, verify as _verify  # noqa: E402
+app.command("verify")(_verify)
+app.command("review")(_review)
 
 
 @app.command()

@@ -16,6 +16,25 @@ out = Console()
 err = Console(stderr=True)
 
 
+def policy_options_of(policy: str, pairs: list[str]) -> dict:
+    """The ``-O key=value`` options of a bench-able policy, checked against its constructor (ValueError names the problem)."""
+    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options
+
+    options = parse_option_pairs(pairs)
+    if policy == "oracle":
+        if options:
+            raise ValueError("the oracle takes no options")
+        return options
+    try:
+        accepted = policy_options(policy)
+    except ValueError:
+        raise ValueError(f"unknown policy {policy!r}; choose one of: oracle, {', '.join(POLICIES)}") from None
+    unknown = [k for k in options if k.replace("-", "_") not in accepted and policy != "replay"]
+    if unknown:
+        raise ValueError(f"policy {policy!r} has no option {unknown[0]!r}; its options: {', '.join(accepted)}")
+    return options
+
+
 def bench(
     policy: str = typer.Option(..., "--policy", "-p", help="oracle | llm | docfollower | replay | scripted (consoleagent.policies.registry, "
                                                            "plus the oracle: each task's known solution)."),
@@ -56,21 +75,11 @@ def bench(
     from consoleagent.bench.pricing import PriceTable, PriceTableError
     from consoleagent.bench.report import PlottingUnavailable, cost_label
     from consoleagent.cli_tasks import load_selected
-    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options
 
     try:
-        options = parse_option_pairs(policy_option)
-        if policy != "oracle":
-            accepted = policy_options(policy)
-            unknown = [k for k in options if k.replace("-", "_") not in accepted and policy != "replay"]
-            if unknown:
-                raise ValueError(f"policy {policy!r} has no option {unknown[0]!r}; its options: {', '.join(accepted)}")
-        elif options:
-            raise ValueError("the oracle takes no options")
+        options = policy_options_of(policy, policy_option)
         prices = PriceTable.load(price_table)
     except (ValueError, PriceTableError) as exc:
-        if "unknown policy" in str(exc):
-            exc = ValueError(f"unknown policy {policy!r}; choose one of: oracle, {', '.join(POLICIES)}")
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     if plots:

@@ -75,13 +75,14 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
                  policy: str, policy_options: dict[str, Any] | None = None, worker: str = "worker-0",
                  trajectory_dir: Path | None = None, episode_deadline_s: float | None = None,
                  playwright: Any = None, reset: str = "snapshot", lease_ttl_s: float = 900.0,
-                 delivery_delay_s: float | None = None) -> WorkerWorld:
+                 delivery_delay_s: float | None = None, screenshots: bool = False) -> WorkerWorld:
     """One worker against a running stratus: its own Chromium, the shared pool and snapshot index
     (safe to share between worker processes).
 
     ``reset`` is ``snapshot`` (provision once per account, restore after) or ``provision``
     (provision before and destroy after every episode: the ablation baseline). ``delivery_delay_s``: the
-    console's audit delivery delay in wall-clock seconds when known (the judge then stops waiting early)."""
+    console's audit delivery delay in wall-clock seconds when known (the judge then stops waiting early).
+    ``screenshots``: keep a marked screenshot of every step in the trajectory."""
     from consoleagent.bench.snapshot_index import SharedSnapshotReset
     from consoleagent.adapters.stratus import StratusAdapter
     from consoleagent.env import ConsoleEnv, EnvConfig
@@ -94,7 +95,7 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
     from consoleagent.rollout.reset import ProvisionAndDestroy
 
     adapter = StratusAdapter(console_url, admin_token=admin_token)
-    env = ConsoleEnv(adapter, EnvConfig(), browser=BrowserHost(playwright=playwright))
+    env = ConsoleEnv(adapter, EnvConfig(screenshots=screenshots), browser=BrowserHost(playwright=playwright))
     pool = AccountPool(pool_path, StratusAccountSource(console_url, admin_token), lease_ttl_s=lease_ttl_s)
     engine = ProvisioningEngine(stratus_library())
     inner: Preparer = SharedSnapshotReset(engine, adapter.admin, snapshots_path) if reset == "snapshot" else ProvisionAndDestroy(engine)

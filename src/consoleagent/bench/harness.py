@@ -61,6 +61,7 @@ class BenchConfig:
     time_scale: float = 50.0
     price_table: PriceTable = field(default_factory=PriceTable)
     plots: bool = True
+    screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
     command: str | None = None
 
     @property
@@ -172,7 +173,7 @@ def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list
             tasks=tasks, runs=config.runs, policy=config.policy, policy_options=dict(config.policy_options),
             trajectory_dir=directory / "trajectories", episode_deadline_s=deadline,
             env_error_retries=config.env_error_retries, provisioning=config.provisioning, lease_ttl_s=deadline + 300.0,
-            delivery_delay_s=delivery_delay_s)
+            delivery_delay_s=delivery_delay_s, screenshots=config.screenshots)
 
         def record(entry: dict[str, Any]) -> None:
             ledger.record(entry["key"], {k: v for k, v in entry.items() if k != "key"})

@@ -52,6 +52,7 @@ class WorkerConfig:
     provisioning: bool = True  # False: every task's requires: is dropped (empty accounts), for the ablation
     lease_ttl_s: float = 900.0
     delivery_delay_s: float | None = None  # known for an in-process stratus; None: wait up to each rule's deadline
+    screenshots: bool = False  # a marked screenshot per step in the trajectories (verify's evidence)
 
 
 def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True) -> list[EpisodeSpec]:
@@ -94,7 +95,7 @@ class EpisodeRunner:
                                   policy=config.policy, policy_options=config.policy_options, worker=worker,
                                   trajectory_dir=config.trajectory_dir, episode_deadline_s=config.episode_deadline_s,
                                   playwright=playwright, lease_ttl_s=config.lease_ttl_s,
-                                  delivery_delay_s=config.delivery_delay_s)
+                                  delivery_delay_s=config.delivery_delay_s, screenshots=config.screenshots)
         self.judge = RecordingJudge(self.world.rollout.judge)
         self.world.rollout.judge = self.judge
         self.specs = {spec.key: spec for spec in bench_specs(config.tasks, config.runs, config.provisioning)}

@@ -1,5 +1,9 @@
 """Parse a documented console procedure (Markdown in the style of cloud documentation) into steps.
 
+A document is a tree: document → procedures (one per Procedure/Steps section) → numbered steps →
+lettered sub-steps, each step with the UI labels it names (bold), its navigation paths, its
+field/value pairs (sentences and parameter tables), its expected results and its source line.
+
 Real documentation is written for people, so the parser is tolerant: numbered lists with ``1.``
 or ``1)``, lists broken up by unindented tables or notes, nested sub-steps, parameter tables
 inside steps, ``> Note:`` blocks and YAML front matter. It is strict about the one thing an agent
@@ -13,7 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+import yaml
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
@@ -27,6 +34,11 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _NAV_PATH = re.compile(r"\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+")
 _VALUE_COLUMN = re.compile(r"example|value|setting|configuration|enter|input", re.I)
 _EMPTY_VALUE = {"", "-", "—", "n/a", "none", "optional"}
+# A sentence that says what the reader should see: "The **Instances** page appears.", "... changes to **Running**".
+_EXPECTED = re.compile(r"\b(appears?|opens|is (?:displayed|shown|created|deleted|released|listed)|are (?:displayed|shown|listed)|"
+                       r"you (?:are|will be) (?:taken|redirected)|(?:changes?|turns?) to|becomes?|(?:is|are) now|"
+                       r"shows?|you can see|is added|are added|is removed)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*])")
 
 # Sentence patterns that name a field and the value to give it (shared with the doc follower).
 FIELD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -88,6 +100,7 @@ class Step:
     fields: list[tuple[str, str]] = field(default_factory=list)  # (field, value)
     tables: list[Table] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    expected: list[str] = field(default_factory=list)  # sentences saying what the reader should then see
 
     def full_text(self, indent: str = "") -> str:
         """The step as an agent reads it: text, tables, notes (as ``>`` lines) and lettered sub-steps."""
@@ -109,6 +122,8 @@ class Procedure:
     steps: list[Step]
     result: str
     source: str = "<doc>"
+    id: str = "procedure"  # the heading's slug, unique within the document
+    line: int = 0  # line of the procedure heading
 
     def step_texts(self) -> list[str]:
         """One string per numbered step: what goes into ``Task.document``."""
@@ -242,6 +257,13 @@ def _annotate(step: Step) -> None:
     step.ui_labels = bold_labels(own)
     step.navigation = navigation_paths(step.text)
     step.fields = sentence_fields(step.text) + [pair for table in step.tables for pair in table.fields()]
+    step.expected = expected_results(step.text)
+
+
+def expected_results(text: str) -> list[str]:
+    """The sentences of a step that describe what should appear, not what to do."""
+    sentences = [s.strip() for line in text.split("\n") for s in _SENTENCE.split(line) if s.strip()]
+    return [s for s in sentences if _EXPECTED.search(s) and not re.match(r"(click|choose|select|enter|type|set)\b", s, re.I)]
 
 
 def _strip_front_matter(markdown: str) -> str:
@@ -314,20 +336,105 @@ def _procedure_steps(section: _Section, source: str) -> list[Step]:
     return steps
 
 
-def parse_procedure(markdown: str, source: str = "<doc>") -> Procedure:
-    """Parse a Markdown procedure; raises :class:`ProcedureError` when it has no numbered steps."""
+@dataclass
+class Document:
+    """A documentation file: its front matter, title and procedures (none: nothing to verify)."""
+
+    id: str
+    title: str
+    source: str
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    procedures: list[Procedure] = field(default_factory=list)
+    skipped: str | None = None  # why there is nothing to verify
+
+    @property
+    def release(self) -> str | None:
+        value = self.front_matter.get("release")
+        return str(value) if value is not None else None
+
+
+def read_front_matter(markdown: str, source: str = "<doc>") -> dict[str, Any]:
+    """The YAML between leading ``---`` lines ({} when there is none); bad YAML names file and line."""
+    lines = markdown.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        raise ProcedureError("front matter opened with '---' is never closed", source, 1)
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        raise ProcedureError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", source, line) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ProcedureError(f"front matter must be a mapping, not {type(data).__name__}", source, 2)
+    return data
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", strip_markup(text).casefold()).strip("-") or "procedure"
+
+
+def parse_document(markdown: str, source: str = "<doc>") -> Document:
+    """Every procedure of a document. A document without a Procedure section is returned with
+    ``skipped`` set (it is not an error: many pages are concepts, not procedures); a Procedure
+    section without numbered steps, or broken front matter, raises :class:`ProcedureError`."""
+    front_matter = read_front_matter(markdown, source)
     tokens = MarkdownIt("commonmark").enable("table").parse(_strip_front_matter(markdown))
     title, preamble, sections = _sections(SyntaxTreeNode(tokens))
-    procedure = next((s for s in sections if _PROCEDURE.match(s.heading)), None)
-    if procedure is None:
+    doc_id = str(front_matter.get("id") or Path(source).stem)
+    document = Document(id=doc_id, title=title or doc_id, source=source, front_matter=front_matter)
+    procedure_sections = [s for s in sections if _PROCEDURE.match(s.heading)]
+    if not procedure_sections:
         found = ", ".join(repr(s.heading) for s in sections) or "none"
-        line = sections[0].line if sections else 1
-        raise ProcedureError(f"no 'Procedure' section (section headings found: {found})", source, line)
+        document.skipped = f"no 'Procedure' section (section headings found: {found})"
+        return document
     context = [_prose(preamble)] + [_prose(s.blocks) for s in sections if _CONTEXT.match(s.heading)]
     prerequisites = [i for s in sections if _PREREQUISITES.match(s.heading) for i in _list_items_text(s.blocks)]
     result = "\n".join(_prose(s.blocks) for s in sections if _RESULT.match(s.heading))
-    return Procedure(title=title, context="\n".join(c for c in context if c), prerequisites=prerequisites,
-                     steps=_procedure_steps(procedure, source), result=result, source=source)
+    seen: dict[str, int] = {}
+    for section in procedure_sections:
+        parent = _parent_heading(sections, section)
+        name = parent if parent and len(procedure_sections) > 1 else ""
+        ident = slug(name or section.heading)
+        seen[ident] = seen.get(ident, 0) + 1
+        if seen[ident] > 1:
+            ident = f"{ident}-{seen[ident]}"
+        document.procedures.append(Procedure(
+            title=name or document.title, context="\n".join(c for c in context if c), prerequisites=prerequisites,
+            steps=_procedure_steps(section, source), result=result, source=source, id=ident, line=section.line))
+    return document
+
+
+def _parent_heading(sections: list[_Section], section: _Section) -> str:
+    """The nearest heading above ``section`` of a higher level (a procedure's own title in a many-procedure page)."""
+    index = sections.index(section)
+    for earlier in reversed(sections[:index]):
+        if earlier.level < section.level:
+            return earlier.heading
+    return ""
+
+
+def parse_procedure(markdown: str, source: str = "<doc>") -> Procedure:
+    """The first procedure of a document; raises :class:`ProcedureError` when it has none."""
+    document = parse_document(markdown, source)
+    if not document.procedures:
+        tokens = MarkdownIt("commonmark").enable("table").parse(_strip_front_matter(markdown))
+        _, _, sections = _sections(SyntaxTreeNode(tokens))
+        raise ProcedureError(document.skipped or "no procedure", source, sections[0].line if sections else 1)
+    return document.procedures[0]
+
+
+def load_document(path: str | Path) -> Document:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProcedureError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path), 1) from None
+    return parse_document(text, source=str(path))
 
 
 def load_procedure(path: str) -> Procedure:

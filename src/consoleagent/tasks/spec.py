@@ -111,13 +111,25 @@ class TaskSpec(BaseModel):
     def document_path(self, documents_root: Path) -> Path:
         return documents_root / self.document.split("#", 1)[0]
 
+    def procedure(self, documents_root: Path) -> Any:
+        """The procedure the task follows: the document's first, or the one ``document: file.md#<procedure id>`` names."""
+        from consoleagent.documents import ProcedureError, load_document
+
+        path = self.document_path(documents_root)
+        document = load_document(path)
+        wanted = self.document.split("#", 1)[1] if "#" in self.document else None
+        for procedure in document.procedures:
+            if wanted is None or procedure.id == wanted:
+                return procedure
+        known = ", ".join(p.id for p in document.procedures) or "none"
+        raise ProcedureError(f"no procedure {wanted!r} (procedures: {known})" if wanted else document.skipped or "no procedure",
+                             str(path), 1)
+
     def to_task(self, documents_root: Path | None = None, document_steps: list[str] | None = None) -> Task:
         """The environment's view of the task (the document's steps included when a root is given)."""
         steps = document_steps
         if steps is None and documents_root is not None:
-            from consoleagent.documents import load_procedure
-
-            steps = load_procedure(str(self.document_path(documents_root))).step_texts()
+            steps = self.procedure(documents_root).step_texts()
         return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [],
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s,
                     meta={"product": self.product, "difficulty": self.difficulty, "release": self.release,

@@ -1,0 +1,177 @@
+"""``consoleagent verify`` (documents → verdicts and reports) and ``consoleagent review`` (a person
+confirms or rejects each reported defect)."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+out = Console()
+err = Console(stderr=True)
+
+VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "ERROR": "magenta"}
+
+
+class FailOn(str, Enum):
+    drift = "drift"
+    fail = "fail"
+    never = "never"
+
+
+def verify(
+    documents: list[Path] = typer.Argument(..., help="Markdown procedures, or folders searched for *.md."),
+    console: str = typer.Option("stratus", help="stratus: start the embedded stratus in this process; or the URL of a "
+                                                 "running stratus (with --admin-token)."),
+    admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="The running stratus's admin token."),
+    release: Optional[str] = typer.Option(None, help="Console release to verify against (default: the latest)."),
+    policy: str = typer.Option("docfollower", "--policy", "-p", help="The agent: docfollower | llm | hf | oracle | ... "
+                                                                     "(the oracle knows each suite task's solution)."),
+    policy_option: list[str] = typer.Option([], "--policy-option", "-O", help="key=value for the policy, repeatable."),
+    runs: int = typer.Option(1, min=1, help="Runs per procedure; verdicts are combined and their agreement reported."),
+    workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium."),
+    out_dir: Path = typer.Option(Path("verify-report"), "--out", "-o",
+                                 help="Report directory. Run the same command again to resume an interrupted run."),
+    junit: Optional[Path] = typer.Option(None, help="Also write JUnit XML here (default: <out>/junit.xml)."),
+    fail_on: FailOn = typer.Option(FailOn.fail, help="Exit 1 when a procedure is DRIFT or FAIL (drift), FAIL (fail), "
+                                                     "or never. ERROR procedures exit 3 when nothing else failed."),
+    tasks: Optional[str] = typer.Option(None, help="Only these suite tasks may supply goals, resources and reward rules "
+                                                   "(a task selector, see `consoleagent tasks list --help`)."),
+    evaluate: bool = typer.Option(False, "--evaluate", help="Score the detected discrepancies and verdicts against the "
+                                                            "changelog ground truth; writes evaluation.json/.md."),
+    max_steps: Optional[int] = typer.Option(None, min=1, help="Step limit per episode (default: the task's)."),
+    retries: int = typer.Option(2, min=0, help="Times an episode lost to the environment is run again."),
+) -> None:
+    """Verify documented procedures in the console: PASS, DRIFT (works, but the document is wrong), FAIL
+    (the goal cannot be reached) or ERROR (the environment failed), with each discrepancy classified,
+    located at its step and given a proposed fix.
+
+    Writes report.json (canonical), report.html (screenshots, expected vs observed, fixes), junit.xml and
+    summary.md to --out, and prints where the HTML report is. Resumable: rerun the same command.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from consoleagent.bench.harness import BenchConfigError, command_line
+    from consoleagent.bench.parallel import BenchError
+    from consoleagent.cli_bench import policy_options_of
+    from consoleagent.suite.catalog import SelectorError
+    from consoleagent.tasks.spec import TaskFileError
+    from consoleagent.verify.runner import VerifyConfig, VerifyConfigError, run_verify
+    from consoleagent.verify.targets import VerifyInputError
+
+    try:
+        options = policy_options_of(policy, policy_option)
+    except ValueError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    url = None if console == "stratus" else console
+    if url is not None and not admin_token:
+        err.print("[red]--console URL needs --admin-token (accounts and resources are prepared through stratus's admin API)[/red]")
+        raise typer.Exit(2)
+    config = VerifyConfig(documents=list(documents), out_dir=out_dir, release=release, policy=policy, policy_options=options,
+                          runs=runs, workers=workers, tasks=tasks, console_url=url, admin_token=admin_token,
+                          env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line())
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=out, transient=True) as progress:
+        bar = progress.add_task(f"verifying with {policy}", total=None)
+
+        def seen(record: dict) -> None:
+            progress.update(bar, advance=1)
+            progress.console.print(f"  {record['key']}: {record.get('status')} (reward {record.get('reward')})")
+
+        try:
+            report = run_verify(config, on_record=seen)
+        except (VerifyInputError, VerifyConfigError, BenchConfigError, SelectorError, TaskFileError) as exc:
+            err.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        except BenchError as exc:
+            err.print(f"[red]the episodes could not run: {exc}[/red]")
+            raise typer.Exit(3) from None
+    print_summary(report, out_dir, junit)
+    if evaluate:
+        print_evaluation(out_dir)
+    raise typer.Exit(exit_code(report, fail_on))
+
+
+def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa: ANN001
+    table = Table(title=f"Verification on release {report.run.release} ({report.run.policy}, {report.run.runs} run(s))")
+    for column in ("procedure", "verdict", "discrepancies", "agreement"):
+        table.add_column(column)
+    for procedure in report.procedures():
+        colour = VERDICT_COLOURS[procedure.verdict]
+        kinds = ", ".join(f"{d.kind}@{d.step or '-'}" for d in procedure.discrepancies) or "-"
+        table.add_row(procedure.id, f"[{colour}]{procedure.verdict}[/{colour}]", kinds,
+                      f"{procedure.consistency.agreement:.0%}")
+    out.print(table)
+    s = report.summary
+    out.print(" ".join(f"[{VERDICT_COLOURS[v]}]{v} {n}[/{VERDICT_COLOURS[v]}]" for v, n in s.verdicts.items())
+              + f"  skipped {s.skipped}  invalid {s.invalid}")
+    for document in report.documents:
+        if document.status != "verified":
+            out.print(f"  [dim]{document.status}: {document.path}: {document.reason}[/dim]")
+    out.print(f"HTML report: {(out_dir / 'report.html').resolve()}")
+    out.print(f"JSON: {out_dir / 'report.json'}   JUnit: {junit or out_dir / 'junit.xml'}   Markdown: {out_dir / 'summary.md'}")
+    out.print(f"Review the defects: consoleagent review {out_dir}")
+
+
+def print_evaluation(out_dir: Path) -> None:
+    from consoleagent.verify.evaluate import render
+    from consoleagent.verify.runner import evaluate_dir
+
+    evaluation = evaluate_dir(out_dir)
+    text = render(evaluation)
+    (out_dir / "evaluation.json").write_text(json.dumps(evaluation, indent=1), encoding="utf-8")
+    (out_dir / "evaluation.md").write_text(text, encoding="utf-8")
+    out.print(text)
+    out.print(f"Evaluation: {out_dir / 'evaluation.json'}")
+
+
+def exit_code(report, fail_on: FailOn) -> int:  # noqa: ANN001
+    verdicts = report.summary.verdicts
+    broken = verdicts.get("FAIL", 0) + report.summary.invalid
+    if fail_on is FailOn.drift and broken + verdicts.get("DRIFT", 0):
+        return 1
+    if fail_on is FailOn.fail and broken:
+        return 1
+    return 3 if fail_on is not FailOn.never and verdicts.get("ERROR", 0) else 0
+
+
+def review(
+    report_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="A `consoleagent verify` output directory."),
+    confirm: list[str] = typer.Option([], help="Discrepancy id to confirm as a real defect (repeatable); no server."),
+    reject: list[str] = typer.Option([], help="Discrepancy id to reject as a false report (repeatable); no server."),
+    note: str = typer.Option("", help="A note stored with --confirm/--reject."),
+    reviewer: str = typer.Option("", help="Who reviews (stored with each judgement)."),
+    host: str = typer.Option("127.0.0.1", help="Review page: interface."),
+    port: int = typer.Option(8765, help="Review page: TCP port."),
+) -> None:
+    """Confirm or reject each reported defect, in a web page (default) or from the command line.
+
+    Judgements go to <dir>/reviews.jsonl and carry over to later reports of the same documents (the ids are
+    stable); the reports then show the precision of confirmed defects."""
+    from consoleagent.verify.review import record_review, review_app
+    from consoleagent.verify.runner import load_report, write_outputs
+
+    report = load_report(report_dir)
+    known = {d.id: p.id for p in report.procedures() for d in p.discrepancies}
+    if confirm or reject:
+        for ident, decision in [(i, "confirmed") for i in confirm] + [(i, "rejected") for i in reject]:
+            if ident not in known:
+                err.print(f"[red]no discrepancy {ident!r} in {report_dir / 'report.json'}[/red]")
+                raise typer.Exit(2)
+            record_review(report_dir / "reviews.jsonl", discrepancy_id=ident, procedure_id=known[ident],
+                          decision=decision, note=note, reviewer=reviewer)
+        report = write_outputs(report, report_dir)
+        s = report.summary
+        out.print(f"{s.reviewed} reviewed, {s.confirmed} confirmed"
+                  + (f": precision of confirmed defects {s.precision_confirmed:.1%}" if s.precision_confirmed is not None else ""))
+        return
+    import uvicorn
+
+    out.print(f"Review page: http://{host}:{port}/  (Ctrl+C to stop)")
+    uvicorn.run(review_app(report_dir), host=host, port=port, log_level="warning")

@@ -1,0 +1,273 @@
+"""``consoleagent verify`` as a function: documents in, a :class:`VerifyReport` and its renderings out.
+
+The episodes run on the benchmark harness (worker processes, account pool, snapshot reset, the
+rule judge, environment-error retries, a ledger that makes an interrupted run resumable) under
+``<out>/episodes``. Everything after the episodes (alignment, verdicts, the reports) is recomputed
+from the ledger and the trajectories each time, so a resumed run and a fresh one give the same report.
+
+The output directory::
+
+    verify.json          what was asked (documents, release, policy): a resumed run must ask the same
+    episodes/            the harness's results directory (ledger, trajectories, viewer pages, world)
+    report.json          the canonical report (docs/formats.md, "Verification report")
+    report.html, junit.xml, summary.md   rendered from report.json
+    reviews.jsonl        a person's confirmations and rejections (the review page)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from consoleagent.verify.model import (DocumentReport, ProcedureReport, RunInfo, RunReport, StepReport, Summary,
+                                       VerifyReport)
+from consoleagent.verify.targets import Plan, Target, plan
+from consoleagent.verify.verdict import combine, merge_discrepancies, outcome_discrepancy, run_verdict
+
+REQUEST_FILE = "verify.json"
+REPORT_FILE = "report.json"
+EPISODES_DIR = "episodes"
+
+
+class VerifyConfigError(ValueError):
+    pass
+
+
+@dataclass
+class VerifyConfig:
+    documents: list[Path]
+    out_dir: Path = Path("verify-report")
+    release: str | None = None  # default: the console's latest release
+    policy: str = "docfollower"
+    policy_options: dict[str, Any] = field(default_factory=dict)
+    runs: int = 1
+    workers: int = 1
+    tasks: str | None = None  # a task selector restricting which suite tasks may supply goals
+    console_url: str | None = None  # a running stratus (needs admin_token); None: one in this process
+    admin_token: str | None = None
+    env_error_retries: int = 2
+    max_steps: int | None = None
+    time_scale: float = 50.0
+    junit: Path | None = None
+    command: str | None = None
+
+
+def resolve_release(release: str | None) -> str:
+    from stratus.releases import LATEST_RELEASE, RELEASES
+
+    if release is None:
+        return LATEST_RELEASE
+    if release not in RELEASES:
+        raise VerifyConfigError(f"unknown release {release!r}; stratus has {', '.join(RELEASES)}")
+    return release
+
+
+def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
+    """An output directory holds one verification: refuse to resume it with other documents or settings."""
+    wanted = {"documents": sorted(str(p.resolve()) for p in config.documents), "release": release,
+              "policy": config.policy, "runs": config.runs, "tasks": config.tasks, "max_steps": config.max_steps}
+    path = out_dir / REQUEST_FILE
+    if path.exists():
+        held = json.loads(path.read_text(encoding="utf-8"))
+        held = {k: held.get(k) for k in wanted}
+        if held != wanted:
+            changed = ", ".join(k for k in wanted if held.get(k) != wanted[k])
+            raise VerifyConfigError(f"{out_dir} holds a verification with other {changed}; choose another --out "
+                                    "(or delete it to start over)")
+        return
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**wanted, "run_id": uuid.uuid4().hex[:12], "created_at": _now()}, indent=1),
+                    encoding="utf-8")
+
+
+def run_verify(config: VerifyConfig, *, playwright: Any = None,
+               on_record: Callable[[dict[str, Any]], None] | None = None) -> VerifyReport:
+    """Run what is not yet in the ledger, then build, store and render the report."""
+    from consoleagent.suite.catalog import load_suite
+
+    started = time.monotonic()
+    release = resolve_release(config.release)
+    out_dir = Path(config.out_dir)
+    check_request(out_dir, config, release)
+    work = plan(list(config.documents), release, load_suite(config.tasks) if config.tasks else load_suite(),
+                max_steps=config.max_steps)
+    records: dict[str, dict[str, Any]] = {}
+    if work.targets:
+        records = _run_episodes(config, work, out_dir, playwright, on_record)
+    report = build_report(config, work, records, out_dir, release, time.monotonic() - started)
+    return write_outputs(report, out_dir, junit=config.junit)
+
+
+def _run_episodes(config: VerifyConfig, work: Plan, out_dir: Path, playwright: Any,
+                  on_record: Callable[[dict[str, Any]], None] | None) -> dict[str, dict[str, Any]]:
+    from consoleagent.bench.harness import LEDGER_FILE, BenchConfig, run_bench
+    from consoleagent.rollout.ledger import RunLedger
+
+    bench = BenchConfig(results_dir=out_dir / EPISODES_DIR, policy=config.policy, policy_options=config.policy_options,
+                        runs=config.runs, workers=config.workers, console_url=config.console_url,
+                        admin_token=config.admin_token, env_error_retries=config.env_error_retries,
+                        time_scale=config.time_scale, plots=False, screenshots=True,
+                        command=config.command)
+    run_bench(bench, [t.spec for t in work.targets], playwright=playwright, on_record=on_record)
+    return {r["key"]: r for r in RunLedger(out_dir / EPISODES_DIR / LEDGER_FILE).results()}
+
+
+def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, Any]], out_dir: Path, release: str,
+                 duration_s: float) -> VerifyReport:
+    from consoleagent.bench.harness import git_revision, machine, redact
+
+    by_path: dict[str, list[Target]] = {}
+    for target in work.targets:
+        by_path.setdefault(target.path, []).append(target)
+    documents = []
+    for path, document, error in work.documents:
+        if document is None:
+            documents.append(DocumentReport(id=Path(path).stem, path=path, status="invalid", reason=error))
+            continue
+        report = DocumentReport(id=document.id, path=path, title=document.title, release=document.release,
+                                status="skipped" if document.skipped else "verified", reason=document.skipped)
+        report.procedures = [procedure_report(t, records, config.runs, out_dir) for t in by_path.get(path, [])]
+        documents.append(report)
+    request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
+    run = RunInfo(id=request["run_id"], created_at=request["created_at"], command=config.command,
+                  console=config.console_url or "in-process stratus", release=release, policy=config.policy,
+                  policy_options=redact(config.policy_options), runs=config.runs, workers=config.workers,
+                  machine=machine(), revision=git_revision(), duration_s=round(duration_s, 1))
+    return VerifyReport(run=run, summary=summarise(documents), documents=documents)
+
+
+def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: int, out_dir: Path) -> ProcedureReport:
+    """Align each run with the document, judge it, and combine the runs."""
+    run_reports: list[RunReport] = []
+    alignments: list[tuple[list[StepReport], list[Any]]] = []
+    for index in range(runs):
+        record = records.get(f"{target.key}#{index}")
+        if record is None:  # not run yet (a run stopped with --limit, or interrupted): nothing to judge
+            continue
+        steps, found = _align(target, record, index, out_dir)
+        outcome = outcome_discrepancy(record, target.spec.expected, target.procedure_id, index)
+        if outcome is not None:
+            found.append(outcome)
+        verdict = run_verdict(record, target.spec.expected, found)
+        alignments.append((steps, found))
+        run_reports.append(_run_report(record, index, verdict, out_dir))
+    verdicts = [r.verdict for r in run_reports]
+    combined, consistency = combine(verdicts) if verdicts else ("ERROR", None)
+    # The steps shown are those of the first run that agrees with the combined verdict.
+    shown = next((a[0] for a, r in zip(alignments, run_reports) if r.verdict == combined), [])
+    discrepancies = merge_discrepancies([a[1] for a in alignments]) if combined != "PASS" else []
+    durations = [r.duration_s for r in run_reports]
+    from consoleagent.verify.model import Consistency
+
+    return ProcedureReport(
+        id=target.procedure_id, title=target.procedure.title, line=target.procedure.line, goal=target.spec.goal,
+        task=target.task, outcome_source=target.outcome_source, verdict=combined,
+        consistency=consistency or Consistency(runs=0, verdicts={}, agreement=0.0),
+        duration_s=round(sum(durations) / len(durations), 2) if durations else 0.0,
+        steps=shown or _unaligned_steps(target), discrepancies=discrepancies, runs=run_reports)
+
+
+def _align(target: Target, record: dict[str, Any], index: int, out_dir: Path) -> tuple[list[StepReport], list[Any]]:
+    from consoleagent.trajectory.reader import TrajectoryFormatError, read_trajectory
+    from consoleagent.verify.align import align_run
+
+    path = record.get("trajectory")
+    if not path or not Path(path).exists():
+        return _unaligned_steps(target), []
+    try:
+        trajectory = read_trajectory(path)
+    except TrajectoryFormatError:
+        return _unaligned_steps(target), []
+    alignment = align_run(target.procedure, trajectory, procedure_id=target.procedure_id, run=index, report_dir=out_dir)
+    return alignment.steps, list(alignment.discrepancies)
+
+
+def _unaligned_steps(target: Target) -> list[StepReport]:
+    return [StepReport(id=f"{target.procedure_id}/{s.number}", number=s.number, line=s.line, text=s.text,
+                       status="not_reached") for s in target.procedure.steps]
+
+
+def _run_report(record: dict[str, Any], index: int, verdict: str, out_dir: Path) -> RunReport:
+    trajectory = record.get("trajectory")
+    viewer = None
+    if trajectory and Path(trajectory).exists():
+        viewer = _viewer(Path(trajectory))
+    episode = record.get("episode") or {}
+    return RunReport(index=index, status=record.get("status") or "unknown", verdict=verdict,  # type: ignore[arg-type]
+                     reward=record.get("reward"), steps=int(episode.get("steps") or 0),
+                     duration_s=round(float(episode.get("duration_s") or record.get("wall_s") or 0.0), 2),
+                     cause=record.get("cause"), trajectory=_relative(trajectory, out_dir),
+                     viewer=_relative(str(viewer) if viewer else None, out_dir),
+                     audit_checks=list((record.get("verdict") or {}).get("checks") or []))
+
+
+def _viewer(trajectory: Path) -> Path | None:
+    from consoleagent.trajectory.viewer import write_viewer
+
+    target = trajectory.with_suffix(".html")
+    if not target.exists():
+        try:
+            write_viewer([trajectory], target)
+        except (OSError, ValueError):
+            return None
+    return target
+
+
+def _relative(path: str | None, out_dir: Path) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).resolve().relative_to(out_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def summarise(documents: list[DocumentReport]) -> Summary:
+    procedures = [p for d in documents for p in d.procedures]
+    verdicts = {v: sum(1 for p in procedures if p.verdict == v) for v in ("PASS", "DRIFT", "FAIL", "ERROR")}
+    by_kind: dict[str, int] = {}
+    for procedure in procedures:
+        for item in procedure.discrepancies:
+            by_kind[item.kind] = by_kind.get(item.kind, 0) + 1
+    return Summary(documents=len(documents), procedures=len(procedures), verdicts=verdicts,
+                   skipped=sum(1 for d in documents if d.status == "skipped"),
+                   invalid=sum(1 for d in documents if d.status == "invalid"),
+                   discrepancies=sum(by_kind.values()), by_kind=by_kind)
+
+
+def write_outputs(report: VerifyReport, out_dir: Path, *, junit: Path | None = None) -> VerifyReport:
+    """Apply the stored reviews, then write report.json and everything rendered from it."""
+    from consoleagent.verify.reports import apply_reviews, write_reports
+    from consoleagent.verify.review import ReviewStore
+
+    report = apply_reviews(report, ReviewStore(out_dir / "reviews.jsonl"))
+    (out_dir / REPORT_FILE).write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    write_reports(report, out_dir, junit=junit)
+    return report
+
+
+def load_report(out_dir: Path) -> VerifyReport:
+    return VerifyReport.model_validate_json((Path(out_dir) / REPORT_FILE).read_text(encoding="utf-8"))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def evaluate_dir(out_dir: Path) -> dict[str, Any]:
+    """Score the report in ``out_dir`` against the suite's ground truth (the targets are planned again
+    from the request, which is cheap and gives the same pairing of procedures and tasks)."""
+    from consoleagent.suite.catalog import load_suite
+    from consoleagent.verify.evaluate import evaluate
+
+    out_dir = Path(out_dir)
+    request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
+    work = plan([Path(p) for p in request["documents"]], request["release"],
+                load_suite(request.get("tasks")) if request.get("tasks") else load_suite(), max_steps=request.get("max_steps"))
+    return evaluate(load_report(out_dir), work.targets)
