@@ -42,6 +42,9 @@ def verify(
                                                      "or never. ERROR procedures exit 3 when nothing else failed."),
     tasks: Optional[str] = typer.Option(None, help="Only these suite tasks may supply goals, resources and reward rules "
                                                    "(a task selector, see `consoleagent tasks list --help`)."),
+    tasks_root: Optional[Path] = typer.Option(None, exists=True, file_okay=False,
+                                              help="A folder of your own task files (docs/formats.md, \"Task file\") "
+                                                   "instead of the shipped suite."),
     evaluate: bool = typer.Option(False, "--evaluate", help="Score the detected discrepancies and verdicts against the "
                                                             "changelog ground truth; writes evaluation.json/.md."),
     max_steps: Optional[int] = typer.Option(None, min=1, help="Step limit per episode (default: the task's)."),
@@ -74,7 +77,7 @@ def verify(
         err.print("[red]--console URL needs --admin-token (accounts and resources are prepared through stratus's admin API)[/red]")
         raise typer.Exit(2)
     config = VerifyConfig(documents=list(documents), out_dir=out_dir, release=release, policy=policy, policy_options=options,
-                          runs=runs, workers=workers, tasks=tasks, console_url=url, admin_token=admin_token,
+                          runs=runs, workers=workers, tasks=tasks, tasks_root=tasks_root, console_url=url, admin_token=admin_token,
                           env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line())
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out, transient=True) as progress:

@@ -49,8 +49,10 @@ class VerifyConfig:
     runs: int = 1
     workers: int = 1
     tasks: str | None = None  # a task selector restricting which suite tasks may supply goals
+    tasks_root: Path | None = None  # a folder of task files (default: the shipped suite)
     console_url: str | None = None  # a running stratus (needs admin_token); None: one in this process
     admin_token: str | None = None
+    delivery_delay_s: float | None = None  # that console's audit delivery delay, when known (the judge stops waiting early)
     env_error_retries: int = 2
     max_steps: int | None = None
     time_scale: float = 50.0
@@ -71,7 +73,8 @@ def resolve_release(release: str | None) -> str:
 def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
     """An output directory holds one verification: refuse to resume it with other documents or settings."""
     wanted = {"documents": sorted(str(p.resolve()) for p in config.documents), "release": release,
-              "policy": config.policy, "runs": config.runs, "tasks": config.tasks, "max_steps": config.max_steps}
+              "policy": config.policy, "runs": config.runs, "tasks": config.tasks, "max_steps": config.max_steps,
+              "tasks_root": str(Path(config.tasks_root).resolve()) if config.tasks_root else None}
     path = out_dir / REQUEST_FILE
     if path.exists():
         held = json.loads(path.read_text(encoding="utf-8"))
@@ -89,19 +92,23 @@ def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
 def run_verify(config: VerifyConfig, *, playwright: Any = None,
                on_record: Callable[[dict[str, Any]], None] | None = None) -> VerifyReport:
     """Run what is not yet in the ledger, then build, store and render the report."""
-    from consoleagent.suite.catalog import load_suite
-
     started = time.monotonic()
     release = resolve_release(config.release)
     out_dir = Path(config.out_dir)
     check_request(out_dir, config, release)
-    work = plan(list(config.documents), release, load_suite(config.tasks) if config.tasks else load_suite(),
-                max_steps=config.max_steps)
+    work = plan(list(config.documents), release, _tasks(config.tasks, config.tasks_root), max_steps=config.max_steps)
     records: dict[str, dict[str, Any]] = {}
     if work.targets:
         records = _run_episodes(config, work, out_dir, playwright, on_record)
     report = build_report(config, work, records, out_dir, release, time.monotonic() - started)
     return write_outputs(report, out_dir, junit=config.junit)
+
+
+def _tasks(selector: str | None, root: Path | str | None) -> list[Any]:
+    from consoleagent.suite import TASKS_ROOT
+    from consoleagent.suite.catalog import load_suite
+
+    return load_suite(selector, Path(root) if root else TASKS_ROOT)
 
 
 def _run_episodes(config: VerifyConfig, work: Plan, out_dir: Path, playwright: Any,
@@ -111,7 +118,8 @@ def _run_episodes(config: VerifyConfig, work: Plan, out_dir: Path, playwright: A
 
     bench = BenchConfig(results_dir=out_dir / EPISODES_DIR, policy=config.policy, policy_options=config.policy_options,
                         runs=config.runs, workers=config.workers, console_url=config.console_url,
-                        admin_token=config.admin_token, env_error_retries=config.env_error_retries,
+                        admin_token=config.admin_token, delivery_delay_s=config.delivery_delay_s,
+                        env_error_retries=config.env_error_retries,
                         time_scale=config.time_scale, plots=False, screenshots=True,
                         command=config.command)
     run_bench(bench, [t.spec for t in work.targets], playwright=playwright, on_record=on_record)
@@ -263,11 +271,10 @@ def _now() -> str:
 def evaluate_dir(out_dir: Path) -> dict[str, Any]:
     """Score the report in ``out_dir`` against the suite's ground truth (the targets are planned again
     from the request, which is cheap and gives the same pairing of procedures and tasks)."""
-    from consoleagent.suite.catalog import load_suite
     from consoleagent.verify.evaluate import evaluate
 
     out_dir = Path(out_dir)
     request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
     work = plan([Path(p) for p in request["documents"]], request["release"],
-                load_suite(request.get("tasks")) if request.get("tasks") else load_suite(), max_steps=request.get("max_steps"))
+                _tasks(request.get("tasks"), request.get("tasks_root")), max_steps=request.get("max_steps"))
     return evaluate(load_report(out_dir), work.targets)
