@@ -1,7 +1,12 @@
 # The two commands of the README. Each sets up what is missing on a fresh Debian machine first.
-.PHONY: demo test bench clean
+.PHONY: verify demo test bench clean
 
 PYTEST_ARGS ?= -n 2
+
+verify:  ## verify the shipped procedures against the latest console release; prints where the HTML report is
+	@scripts/bootstrap.sh test
+	.venv/bin/consoleagent verify src/consoleagent/suite/documents --release 2026.09 --workers 2 --out verify-report \
+		--evaluate --fail-on never
 
 demo:  ## start stratus with a seeded demo account; prints the console URL and the login
 	@scripts/bootstrap.sh test
@@ -18,4 +23,4 @@ bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENC
 	.venv/bin/python bench/bench_snapshot.py
 
 clean:
-	rm -rf .venv stratus-demo.db* .pytest_cache
+	rm -rf .venv stratus-demo.db* .pytest_cache verify-report

@@ -7,16 +7,17 @@ interrupted run resumes; the evaluation scores the findings against the changelo
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from consoleagent.cli import app
 from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
 from consoleagent.verify.evaluate import evaluate
 from consoleagent.verify.runner import VerifyConfig, evaluate_dir, load_report, run_verify
@@ -131,19 +132,25 @@ def test_bad_documents_are_reported_and_interrupted_runs_resume(console: Any, pl
 
 
 def test_cli_exit_codes_and_evaluation(console: Any, tmp_path: Path) -> None:
-    """The command a CI job runs: exits non-zero on drift when asked, prints where the HTML report is."""
-    runner = CliRunner()
+    """The command a CI job runs (in a subprocess, as CI would): exits non-zero on drift when asked,
+    prints where the HTML report is, resumes without running anything again."""
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "consoleagent", *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "COLUMNS": "200"})
+
     args = ["verify", str(CREATE_VPC), "--console", console.base_url, "--admin-token", console.admin_token,
             "--release", "2026.09", "--out", str(tmp_path), "--evaluate"]
-    result = runner.invoke(app, [*args, "--fail-on", "drift"])
-    assert result.exit_code == 1, result.output
-    assert "report.html" in result.output and "DRIFT" in result.output
+    result = cli(*args, "--fail-on", "drift")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "report.html" in result.stdout and "DRIFT" in result.stdout
     evaluation = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
     assert evaluation["discrepancies"]["precision"] is not None
-    again = runner.invoke(app, [*args, "--fail-on", "fail"])  # resumed: nothing runs again, same report
-    assert again.exit_code == 0, again.output
-    bad = runner.invoke(app, ["verify", str(tmp_path / "missing.md"), "--out", str(tmp_path / "x")])
-    assert bad.exit_code == 2 and "no such file" in bad.output
+    ledger = (tmp_path / "episodes" / "ledger.jsonl").read_text(encoding="utf-8")
+    again = cli(*args, "--fail-on", "fail")  # resumed: nothing runs again, same report
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (tmp_path / "episodes" / "ledger.jsonl").read_text(encoding="utf-8") == ledger
+    bad = cli("verify", str(tmp_path / "missing.md"), "--out", str(tmp_path / "x"))
+    assert bad.returncode == 2 and "no such file" in bad.stderr
 
 
 def test_evaluation_counts_misses_and_false_alarms() -> None:

@@ -177,4 +177,6 @@ def review(
     import uvicorn
 
     out.print(f"Review page: http://{host}:{port}/  (Ctrl+C to stop)")
-    uvicorn.run(review_app(report_dir), host=host, port=port, log_level="warning")
+    # each judgement re-renders the reports, so report.html and summary.md show it at once
+    app = review_app(report_dir, on_review=lambda: write_outputs(load_report(report_dir), report_dir))
+    uvicorn.run(app, host=host, port=port, log_level="warning")
