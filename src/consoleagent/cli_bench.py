@@ -36,7 +36,7 @@ def policy_options_of(policy: str, pairs: list[str]) -> dict:
 
 
 def bench(
-    policy: str = typer.Option(..., "--policy", "-p", help="oracle | llm | docfollower | replay | scripted (consoleagent.policies.registry, "
+    policy: str = typer.Option(..., "--policy", "-p", help="oracle | llm | hf | docfollower | replay | scripted (consoleagent.policies.registry, "
                                                            "plus the oracle: each task's known solution)."),
     tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help=SELECTOR_HELP),
     runs: int = typer.Option(3, min=1, help="Episodes per task; pass@1 is reported as mean ± std over runs, pass@k up to k=runs."),

@@ -16,16 +16,19 @@ from consoleagent.policies.base import Policy
 
 
 def _classes() -> dict[str, Callable[..., Policy]]:
-    """Imported on demand: the llm policy needs the openai package, the others do not."""
+    """Imported on demand: the llm policy needs the openai package, the others do not (the hf policy
+    imports torch and transformers only when one is built)."""
     from consoleagent.policies.docfollower import DocFollowerPolicy
+    from consoleagent.policies.hf import HFPolicy
     from consoleagent.policies.llm import LLMPolicy
     from consoleagent.policies.replay import ReplayPolicy
     from consoleagent.policies.scripted import ScriptedPolicy
 
-    return {"llm": LLMPolicy, "docfollower": DocFollowerPolicy, "replay": ReplayPolicy, "scripted": ScriptedPolicy}
+    return {"llm": LLMPolicy, "docfollower": DocFollowerPolicy, "replay": ReplayPolicy, "scripted": ScriptedPolicy,
+            "hf": HFPolicy}
 
 
-POLICIES = ("llm", "docfollower", "replay", "scripted")
+POLICIES = ("llm", "docfollower", "replay", "scripted", "hf")
 ALIASES = {"trajectory": "trajectory_path", "path": "trajectory_path"}  # replay's file, as a CLI user would call it
 
 
@@ -38,7 +41,7 @@ def policy_options(name: str) -> dict[str, inspect.Parameter]:
 
 
 def make_policy(name: str, **options: Any) -> Policy:
-    """A policy by name ("llm", "docfollower", "replay", "scripted"), its string options converted."""
+    """A policy by name ("llm", "docfollower", "replay", "scripted", "hf"), its string options converted."""
     accepted = policy_options(name)
     hints = typing.get_type_hints(_classes()[name].__init__)
     converted: dict[str, Any] = {}

@@ -1,0 +1,248 @@
+"""Training data for real: oracle episodes collected through the bench harness (stratus, Chromium,
+the rollout lifecycle, the rule judge), the task and step filters with their counts, the sample
+format (its completion parses back to the same action; it loads with ``datasets``), and the tiny
+model (tokenizer trained on the corpus, chat template, save/reload)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consoleagent.actions.parser import parse_action
+from consoleagent.actions.react import parse_react
+from consoleagent.suite.catalog import load_suite
+from consoleagent.training.collect import collect
+from consoleagent.training.dataset import build_samples, split_tasks
+from consoleagent.training.filters import (
+    Episode, StepItem, apply_step_filters, detour_filter, episode_steps, error_filter, ground_truth, load_ledger, loop_filter,
+    noop_filter, task_filter,
+)
+from consoleagent.training.samples import (
+    SampleFormatError, load_samples, messages_for, samples_from_trajectory, system_text, to_dataset, write_samples,
+)
+from consoleagent.trajectory.reader import read_trajectory
+
+pytestmark = pytest.mark.browser
+TASKS = ["ecs-keypair-create-01", "vpc-create-vpc-with-vswitch-03"]  # small; the second ends unachievable with 2 discrepancies
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, Any]:
+    return {s.id: s for s in load_suite(" ".join(TASKS))}
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory: pytest.TempPathFactory, playwright_instance: Any, specs: dict[str, Any]) -> Path:
+    out = tmp_path_factory.mktemp("collect") / "oracle"
+    results = collect(list(specs.values()), out, policy="oracle", runs=1, playwright=playwright_instance)
+    assert results["summary"]["passed"] == 2, results["episodes"]
+    return out
+
+
+def test_collect_writes_a_resumable_ledger(collected: Path, specs: dict[str, Any]) -> None:
+    episodes = load_ledger(collected)
+    assert sorted(e.key for e in episodes) == sorted(f"{t}#0" for t in TASKS)
+    assert all(e.reward == 1.0 and e.trajectory is not None and e.trajectory.exists() for e in episodes)
+    vpc = next(e for e in episodes if e.task_id == TASKS[1])
+    assert vpc.status == "unachievable" and {(d["step"], d["kind"]) for d in vpc.discrepancies} == {
+        (4, "label_changed"), (6, "feature_removed")}
+    from typer.testing import CliRunner
+
+    from consoleagent.cli import app
+
+    # the same collection again, from the command line: everything is done, so nothing runs again
+    run = CliRunner().invoke(app, ["collect", "--policy", "oracle", "--tasks", " ".join(TASKS), "--out", str(collected)])
+    assert run.exit_code == 0, run.output
+    assert "2 of 2 episodes earned reward 1; env errors 0" in " ".join(run.output.split()) and len(load_ledger(collected)) == 2
+
+
+def fake_episode(base: Episode, key: str, reward: float | None, status: str, discrepancies: list[dict[str, Any]],
+                 trajectory: Path | None = None) -> Episode:
+    task_id, _, run = key.rpartition("#")
+    return Episode(key=key, task_id=task_id, run=int(run), status=status, reward=reward,
+                   trajectory=trajectory if trajectory is not None else base.trajectory, discrepancies=discrepancies)
+
+
+def test_task_filter_keeps_successes_and_confirmed_discrepancies(collected: Path, specs: dict[str, Any], tmp_path: Path) -> None:
+    real = load_ledger(collected)
+    vpc = next(e for e in real if e.task_id == TASKS[1])
+    found = vpc.discrepancies
+    made = [
+        fake_episode(vpc, f"{TASKS[1]}#1", 0.0, "unachievable", found),  # reward 0, but the defects found are real
+        fake_episode(vpc, f"{TASKS[1]}#2", 0.0, "unachievable", found[:1]),  # one of two found: not confirmed
+        fake_episode(vpc, f"{TASKS[1]}#3", 0.0, "unachievable", [{**found[0], "kind": "element_removed"}, found[1]]),
+        fake_episode(vpc, f"{TASKS[0]}#1", 0.0, "completed", []),
+        fake_episode(vpc, f"{TASKS[0]}#2", None, "env_error", []),
+        fake_episode(vpc, f"{TASKS[0]}#3", -1.0, "completed", []),
+        fake_episode(vpc, f"{TASKS[0]}#4", 1.0, "completed", [], trajectory=tmp_path / "gone.jsonl"),
+    ]
+    truth = ground_truth(specs)
+    assert truth[TASKS[1]] == {(4, "label_changed"), (6, "feature_removed")} and truth[TASKS[0]] == set()
+    kept, counts = task_filter(real + made, truth)
+    assert [e.key for e in kept] == [e.key for e in real] + [f"{TASKS[1]}#1"]
+    assert counts == {"filter": "task", "in": 9, "kept": 3, "dropped": 6,
+                      "reasons": {"environment error": 1, "invalid reward (-1)": 1, "reward 0, no confirmed discrepancy": 3,
+                                  "trajectory missing": 1},
+                      "kept_by": {"discrepancies confirmed by the changelog": 1, "reward 1": 2}}
+
+
+def item(key: str, step: int, action: str, before: str, after: str | None, *, result: str = "ok",
+         parsed: bool = True) -> StepItem:
+    episode = Episode(key=key, task_id=key.split("#")[0], run=0, status="completed", reward=1.0, trajectory=None)
+    record = {"step": step, "action": action, "result": result, "observation": f"## Goal\ng\n\n## Page\n{before}",
+              "parsed": {"name": action.split("(")[0], "args": {}} if parsed else None, "thought": ""}
+    return StepItem(episode, record, before, after)
+
+
+def numbers(steps: list[StepItem]) -> list[int]:
+    return [s.number for s in steps]
+
+
+def test_error_filter_drops_failed_unparsed_and_given_up_actions() -> None:
+    steps = [item("t#0", 1, "click(3)", "P1", "P2"), item("t#0", 2, "click(99)", "P2", "P2", result="no element [99]"),
+             item("t#0", 3, "klick(3)", "P2", "P2", parsed=False), item("t#0", 4, "click(4)", "P2", "P3"),
+             item("t#0", 5, 'task_complete("oracle failed: no button")', "P3", None)]
+    kept, counts = error_filter(steps)
+    assert numbers(kept) == [1, 4]
+    assert counts["reasons"] == {"action failed": 1, "did not parse": 1, "teacher gave up": 1} and counts["dropped"] == 3
+
+
+def test_noop_filter_drops_actions_that_changed_nothing() -> None:
+    steps = [item("t#0", 1, "wait(2)", "P1", "P1"), item("t#0", 2, 'scroll("down")', "P1", "P1"),
+             item("t#0", 3, "wait(2)", "P1", "P2"), item("t#0", 4, 'type(5, "x")', "P2", "P2"),
+             item("t#0", 5, 'report_discrepancy(2, "label_changed", "a", "b")', "P2", "P2"), item("t#0", 6, 'task_complete("ok")', "P2", None)]
+    kept, counts = noop_filter(steps)
+    assert numbers(kept) == [3, 4, 5, 6]  # typing the value already there may still matter; reports always do
+    assert counts["reasons"] == {"no change: scroll": 1, "no change: wait": 1}
+
+
+def test_loop_filter_drops_a_repeated_action_on_the_same_page() -> None:
+    steps = [item("t#0", 1, "click(3)", "P1", "P2"), item("t#0", 2, 'type(4, "a")', "P2", "P1"),
+             item("t#0", 3, "click(3)", "P1", "P2"), item("t#0", 4, "click(3)", "P9", "P2"),
+             item("u#0", 1, "click(3)", "P1", "P2")]  # another episode: not a repeat
+    kept, counts = loop_filter(steps)
+    assert [(s.episode.key, s.number) for s in kept] == [("t#0", 1), ("t#0", 2), ("t#0", 4), ("u#0", 1)]
+    assert counts["reasons"] == {"repeated action on the same page": 1}
+
+
+def test_detour_filter_drops_navigation_that_came_back() -> None:
+    steps = [item("t#0", 1, 'goto("/vpc")', "P1", "P2"), item("t#0", 2, "back()", "P2", "P1"),
+             item("t#0", 3, "click(5)", "P1", "P3"), item("t#0", 4, 'type(6, "web")', "P3", "P4"),
+             item("t#0", 5, "click(7)", "P4", "P3b"), item("t#0", 6, 'task_complete("done")', "P3b", None)]
+    kept, counts = detour_filter(steps)
+    assert numbers(kept) == [3, 4, 5, 6]
+    assert counts == {"filter": "detours", "in": 6, "kept": 4, "dropped": 2, "reasons": {"detour: came back to the same page": 2}}
+    # typing in between is not navigation: the pages around it are not a detour even when equal
+    kept, _ = detour_filter([item("t#0", 1, 'type(6, "a")', "P1", "P1x"), item("t#0", 2, "click(1)", "P1x", "P1"),
+                             item("t#0", 3, "click(2)", "P1", "P5")])
+    assert numbers(kept) == [1, 2, 3]
+
+
+def test_step_filters_on_real_trajectories(collected: Path) -> None:
+    steps = [s for e in load_ledger(collected) for s in episode_steps(e)]
+    kept, reports = apply_step_filters(steps)
+    assert [r["filter"] for r in reports] == ["errors", "no-ops", "loops", "detours"]
+    assert reports[0]["in"] == len(steps) == sum(len(read_trajectory(e.trajectory).steps) for e in load_ledger(collected))
+    assert all(r["in"] == r["kept"] + r["dropped"] for r in reports) and len(kept) == reports[-1]["kept"]
+    assert kept and all(s.record["result"] == "ok" for s in kept)
+
+
+def test_samples_round_trip_and_load_with_datasets(collected: Path, specs: dict[str, Any], tmp_path: Path) -> None:
+    result = build_samples(collected, specs=specs, val_fraction=0.5)
+    assert len(result.val_tasks) == 1 and {s["task_id"] for s in result.val} == set(result.val_tasks)
+    assert not {s["task_id"] for s in result.train} & set(result.val_tasks)
+    samples = result.train + result.val
+    assert len(samples) == result.reports[-1]["kept"] > 0
+    for sample in samples:
+        record = next(r for r in read_trajectory(sample["trajectory"]).steps if r["step"] == sample["step"])
+        assert sample["prompt"] == messages_for(record["observation"]) and sample["prompt"][0]["content"] == system_text()
+        assert sample["id"] == f"{sample['task_id']}-r0-s{sample['step']}" and sample["reward"] == 1.0
+        react = parse_react(sample["completion"][0]["content"])
+        assert react.action == sample["action"] == record["action"], sample["completion"]
+        assert parse_action(react.action).to_dict() == record["parsed"]
+        assert react.thought and not react.thought.startswith("oracle step")
+    reports = [s for s in samples if s["action"].startswith("report_discrepancy")]
+    assert len(reports) == 2  # the found defects are taught, with a thought that says what differs
+    assert {parse_react(s["completion"][0]["content"]).thought.split(",")[0] for s in reports} == {
+        "Document step 4 says Create VPC", "Document step 6 says Create a vSwitch at the same time"}
+    path = tmp_path / "samples.jsonl"
+    assert write_samples(samples, path) == len(samples)
+    assert load_samples(path) == samples
+    dataset = to_dataset(path)
+    assert len(dataset) == len(samples) and dataset[0]["prompt"][1]["role"] == "user"
+    assert set(dataset.column_names) == set(samples[0])
+    whole = samples_from_trajectory(samples[0]["trajectory"], reward=0.5)
+    assert whole[0]["reward"] == 0.5 and whole[0]["id"].endswith("-r0-s1")
+    path.write_text(json.dumps({"id": "x"}) + "\n")
+    with pytest.raises(SampleFormatError, match=r"samples.jsonl:1: missing field\(s\) task_id"):
+        load_samples(path)
+
+
+def test_samples_command(collected: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from consoleagent.cli import app
+
+    out = tmp_path / "data" / "samples.jsonl"
+    run = CliRunner().invoke(app, ["samples", "--from", str(collected), "--out", str(out), "--val-fraction", "0.5"],
+                             env={"COLUMNS": "200"})
+    assert run.exit_code == 0, run.output
+    assert "│ no-ops" in run.output and "│ detours" in run.output and "kept: reward 1 2" in run.output
+    report = json.loads((tmp_path / "data" / "samples.report.json").read_text())
+    assert report["train"] == len(load_samples(out)) and report["val"] == len(load_samples(tmp_path / "data" / "samples.val.jsonl"))
+    assert [f["filter"] for f in report["filters"]] == ["task", "errors", "no-ops", "loops", "detours"]
+
+
+def test_split_is_by_task_and_seeded() -> None:
+    tasks = [f"t{i}" for i in range(20)]
+    assert split_tasks(tasks, 0.1, seed=1) == split_tasks(tasks, 0.1, seed=1) and len(split_tasks(tasks, 0.1)) == 2
+    assert split_tasks(tasks, 0.0) == [] and split_tasks(["only"], 0.5) == []
+
+
+# --- the tiny model ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from consoleagent.training.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", corpus_texts=["## Page\nURL: /ecs\n[14] link \"Block Storage\""],
+                            hidden_size=64, layers=2, heads=4, kv_heads=2, seed=3)
+
+
+def test_tiny_model_reloads_with_its_chat_template(tiny: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny)
+    tokenizer = AutoTokenizer.from_pretrained(tiny)
+    assert model.config.model_type == "qwen2" and model.config.vocab_size == len(tokenizer) <= 4096
+    assert 0.2e6 < sum(p.numel() for p in model.parameters()) < 20e6
+    build = json.loads((tiny / "consoleagent_build.json").read_text())
+    assert build["seed"] == 3 and build["corpus_texts"] > 50
+    messages = messages_for("## Goal\nOpen ECS", "You are an agent.")
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert text == ("<|im_start|>system\nYou are an agent.<|im_end|>\n<|im_start|>user\n## Goal\nOpen ECS<|im_end|>\n"
+                    "<|im_start|>assistant\n")
+    full = tokenizer.apply_chat_template(messages + [{"role": "assistant", "content": "Action: wait(1)"}], tokenize=False)
+    assert full.startswith(text) and full.endswith("Action: wait(1)<|im_end|>\n")
+    assert tokenizer.eos_token == "<|im_end|>" and tokenizer.pad_token == "<|pad|>" and tokenizer.padding_side == "left"
+    for sample in ["## Page\nURL: http://127.0.0.1:8000/ecs\n[14] link \"Block Storage\" — ünïcode ✓", system_text()]:
+        ids = tokenizer(sample, add_special_tokens=False)["input_ids"]
+        assert tokenizer.decode(ids) == sample
+    assert len(tokenizer(system_text())["input_ids"]) < len(system_text()) / 3  # the vocabulary fits the corpus
+    special = tokenizer("<|im_start|>user\n<|im_end|>", add_special_tokens=False)["input_ids"]
+    assert special[0] == tokenizer.convert_tokens_to_ids("<|im_start|>") and special[-1] == tokenizer.eos_token_id
+
+
+def test_tiny_model_is_deterministic(tiny: Path, tmp_path: Path) -> None:
+    from consoleagent.training.tiny_model import build_tiny_model
+
+    again = build_tiny_model(tmp_path / "again", corpus_texts=["## Page\nURL: /ecs\n[14] link \"Block Storage\""],
+                             hidden_size=64, layers=2, heads=4, kv_heads=2, seed=3)
+    for name in ("tokenizer.json", "config.json", "model.safetensors"):
+        assert (again / name).read_bytes() == (tiny / name).read_bytes(), name
+    shutil.rmtree(again)
