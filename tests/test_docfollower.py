@@ -281,3 +281,45 @@ def test_follower_types_the_goals_values() -> None:
     form = page("/vpc/vpcs/create", [Mark(1, "textbox", "Name"), Mark(2, "textbox", "IPv4 CIDR block")])
     assert parse_action(policy.act(form).action).args == (1, "web-vpc")
     assert parse_action(policy.act(form).action).args == (2, "10.0.0.0/16")
+
+
+def test_menu_path_ends_on_the_link_not_a_group_button_of_the_same_name() -> None:
+    """"Instances & Images > Instances" where the group is now called "Instances" too: clicking the
+    group button would only fold the menu, so the path's end goes to the link."""
+    policy = follower(["Choose **Instances & Images** > **Instances**."])
+    marks = [Mark(1, "link", "Overview"), Mark(2, "button", "Instances", states=["expanded"]), Mark(3, "link", "Instances")]
+    action = parse_action(policy.act(page("/ecs", marks)).action)
+    assert (action.name, action.args) == ("click", (3,))
+
+
+def test_a_label_with_words_added_is_a_rename_but_a_short_common_word_is_not() -> None:
+    marks = [Mark(1, "button", "Add Security Group Rule"), Mark(2, "link", "Subnets (vSwitches)"),
+             Mark(3, "button", "Force Stop Instance")]
+    assert find_mark("Add Rule", marks).mark.id == 1
+    assert find_mark("vSwitches", marks).mark.id == 2
+    assert find_mark("Stop", marks) is None  # one short word in a longer name: too weak to call a rename
+    policy = follower(["Click **Add Rule**."])
+    decision = parse_action(policy.act(page("/ecs/security-groups/sg-1", marks)).action)
+    assert decision.name == "report_discrepancy" and decision.args[1:] == ("label_changed", "Add Rule",
+                                                                           "Add Security Group Rule")
+
+
+def test_row_actions_go_to_the_row_of_the_goals_resource() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Detach the data disk meta-shared from worker-a.", ["In the row of the disk, click **Detach**."])
+    marks = [Mark(1, "button", "Detach", context="row: logs-01 | In Use | worker-c"),
+             Mark(2, "button", "Detach", context="row: meta-shared | In Use | worker-a")]
+    action = parse_action(policy.act(page("/ecs/disks", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+
+
+def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -> None:
+    """The document's example VPC does not exist in the account: pick the one the goal names."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create a vSwitch named app-vsw in the VPC shop-vpc.", ["Select **doc-vpc-01** from the **VPC** drop-down list."])
+    marks = [Mark(1, "combobox", "VPC", tag="select")]
+    first = parse_action(policy.act(page("/vpc/vswitches/create", marks)).action)
+    assert (first.name, first.args) == ("select", (1, "doc-vpc-01"))
+    error = '[1] has no option "doc-vpc-01"; its options are: "Select a VPC", "old-vpc (10.0.0.0/8)", "shop-vpc (172.20.0.0/16)"'
+    second = parse_action(policy.act(page("/vpc/vswitches/create", marks, error=error)).action)
+    assert (second.name, second.args) == ("select", (1, "shop-vpc (172.20.0.0/16)"))

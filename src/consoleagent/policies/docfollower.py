@@ -26,7 +26,7 @@ from consoleagent.actions.spec import Action
 from consoleagent.documents.procedure import FIELD_PATTERNS, parse_pipe_table
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.goal_values import GoalValues
+from consoleagent.policies.goal_values import GoalValues, choose_option, goal_identifiers
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for"]
 
@@ -35,6 +35,9 @@ CHOICE_ROLES = {"combobox", "listbox"}
 TOGGLE_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
 FIELD_ROLES = TEXT_ROLES | CHOICE_ROLES | TOGGLE_ROLES | {"slider"}
 CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
+# The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
+NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
+MAX_ADDED_WORDS = 3  # "Add Rule" → "Add Security Group Rule" is still the same control, renamed
 TRUE_WORDS = {"yes", "on", "true", "enabled", "enable", "selected", "select", "checked", "check"}
 FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck"}
 
@@ -50,6 +53,7 @@ _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|desel
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
 _CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
+_NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 
 
 @dataclass
@@ -145,14 +149,31 @@ def _name_quality(label: str, name: str) -> tuple[str, float] | None:
     overlap = len(a & b) / len(a | b)
     if ratio >= FUZZY_RATIO or (overlap >= FUZZY_OVERLAP and len(a & b) >= 1 and len(a) > 1):
         return "fuzzy", max(ratio, overlap) * 0.8
+    if _words_kept_in_order(want.split(), have.split()):
+        return "fuzzy", 0.6
     return None
 
 
+def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
+    """``have`` is ``want`` with a few words added ("vSwitches" → "Subnets (vSwitches)"); a lone short word
+    ("Delete") is too common to be recognised this way."""
+    if not want or len(have) - len(want) > MAX_ADDED_WORDS or (len(want) == 1 and len(want[0]) < 6):
+        return False
+    position = 0
+    for word in have:
+        if position < len(want) and word == want[position]:
+            position += 1
+    return position == len(want)
+
+
 def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, exclude: set[str] | None = None,
-              hint: str = "", prefer: list[str] | None = None) -> Match | None:
-    """The mark best named ``label``: exact, then prefix, then fuzzy; ties go to enabled, visible marks
-    whose context shares words with ``hint``, then to ``prefer``red roles, then to document order."""
+              hint: str = "", prefer: list[str] | None = None, names: list[str] | None = None) -> Match | None:
+    """The mark best named ``label``: exact, then prefix, then fuzzy; ties go to marks whose context
+    (their table row, dialog or form) holds one of ``names`` (the goal's resources: the row of the
+    disk the goal names, not the first row), then to enabled, visible marks whose context shares words
+    with ``hint``, then to ``prefer``red roles, then to document order."""
     hint_words = set(normalize(hint).split())
+    wanted = [n.casefold() for n in names or []]
     best: tuple[tuple[float, ...], Match] | None = None
     for order, mark in enumerate(marks):
         if (roles is not None and mark.role not in roles) or (exclude and mark.role in exclude):
@@ -164,7 +185,8 @@ def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, excl
         quality, score = max(graded, key=lambda g: g[1])
         context = len(hint_words & set(normalize(mark.context).split())) if hint_words else 0
         role_rank = (len(prefer) - prefer.index(mark.role)) if prefer and mark.role in prefer else 0
-        key = (score, "disabled" not in mark.states, mark.in_viewport, context, role_rank, -order)
+        named = sum(1 for n in wanted if n in mark.context.casefold()) if wanted else 0
+        key = (score, named, "disabled" not in mark.states, mark.in_viewport, context, role_rank, -order)
         if best is None or key > best[0]:
             best = (key, Match(mark, quality, score))  # type: ignore[arg-type]
     return best[1] if best else None
@@ -191,6 +213,7 @@ class DocFollowerPolicy:
         self._last: Instruction | None = None  # the instruction whose element action we emitted last
         self.discrepancies = 0
         self.values = GoalValues(goal)
+        self.names = goal_identifiers(goal)
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -229,8 +252,19 @@ class DocFollowerPolicy:
                                                   f"{observation.last_error}")
         if last.kind == "navigate" and last.retry_path:
             last.path = list(last.retry_path)
+        self._instead_of_example(last, observation.last_error)
         self.queue.appendleft(last)
         return None
+
+    def _instead_of_example(self, ins: Instruction, error: str) -> None:
+        """The drop-down does not offer the document's example ("doc-vpc-01"): take the option naming the
+        goal's resource, or the only real one, as a person would; not a discrepancy, and not a failure."""
+        found = _NO_OPTION.search(error) if ins.kind in ("fill", "select") else None
+        if found is None:
+            return
+        choice = choose_option(re.findall(r'"([^"]*)"', found.group("offered")), self.goal)
+        if choice is not None and choice != ins.value:
+            ins.value, ins.errors = choice, ins.errors - 1
 
     def _decide(self, action: Action, thought: str, instruction: Instruction | None = None,
                 done: bool = True) -> Decision:
@@ -279,7 +313,7 @@ class DocFollowerPolicy:
     def _find(self, ins: Instruction, obs: Observation, roles: set[str] | None = None,
               exclude: set[str] | None = None, prefer: list[str] | None = None, label: str | None = None) -> Match | None:
         return find_mark(ins.alias or label or ins.target, obs.marks, roles=roles, exclude=exclude, hint=self._hint(),
-                         prefer=prefer)
+                         prefer=prefer, names=self.names)
 
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
         if match is None:
@@ -302,13 +336,14 @@ class DocFollowerPolicy:
 
     def _navigate(self, ins: Instruction, obs: Observation) -> Decision | None:
         """A menu path: click its last label when visible already, else open the path from the left."""
-        last = find_mark(ins.path[-1], obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED)
+        last = find_mark(ins.path[-1], obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=NAVIGATION_PREFERRED)
         if last is not None and last.quality != "fuzzy":
             ins.path = ins.retry_path = ins.path[-1:]
             return self._decide(Action("click", (last.mark.id,)),
                                 f"Step {self.step}: click {ins.path[-1]!r}: [{last.mark.id}] {last.mark.name!r}.", ins)
         while ins.path:
-            match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED, label=ins.path[0])
+            prefer = NAVIGATION_PREFERRED if len(ins.path) == 1 else CLICK_PREFERRED  # the path's end: go there
+            match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=prefer, label=ins.path[0])
             if match is None:
                 return self._missing(ins, obs, "navigation_changed")
             if match.quality == "fuzzy" and ins.alias is None:

@@ -54,3 +54,23 @@ class GoalValues:
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example
+
+
+# Resource names and ids in a goal: words with a digit or an inner hyphen ("web-01", "meta-shared", "i-8f3k...").
+IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.]*(?:-[\w.]+)+|[A-Za-z]+\d[\w.-]*)(?![\w-])")
+
+
+def goal_identifiers(goal: str) -> list[str]:
+    """The names and ids a goal mentions: what tells its resource's row or option from the others."""
+    return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
+
+
+def choose_option(options: list[str], goal: str) -> str | None:
+    """The option a person would pick when the document's example is not offered: the one naming the
+    goal's resource, else the only real one (not a "Select a ..." placeholder); None when unclear."""
+    names = [n.casefold() for n in goal_identifiers(goal)]
+    named = [o for o in options if any(n in o.casefold() for n in names)]
+    if len(named) == 1:
+        return named[0]
+    real = [o for o in options if not re.match(r"\s*(select|choose|none|--)\b", o, re.IGNORECASE)]
+    return real[0] if len(real) == 1 else None
