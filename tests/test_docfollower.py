@@ -323,3 +323,26 @@ def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -
     error = '[1] has no option "doc-vpc-01"; its options are: "Select a VPC", "old-vpc (10.0.0.0/8)", "shop-vpc (172.20.0.0/16)"'
     second = parse_action(policy.act(page("/vpc/vswitches/create", marks, error=error)).action)
     assert (second.name, second.args) == ("select", (1, "shop-vpc (172.20.0.0/16)"))
+
+
+def test_row_choice_matches_whole_names_and_weighs_the_goals_first_name_most() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the VPC demo-vpc; leave the VPC demo-vpc-prod untouched.", ["In the row, click **Delete**."])
+    marks = [Mark(1, "button", "Delete", context="row: demo-vpc-prod vpc-1 | Available"),
+             Mark(2, "button", "Delete", context="row: demo-vpc vpc-2 | Available"),
+             Mark(3, "button", "Delete", context="row: demo-vpc-b vpc-3 | Available")]
+    action = parse_action(policy.act(page("/vpc/vpcs", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+
+
+def test_click_the_name_of_the_resource_opens_the_goals_resource() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Create a custom image named app-img from the ECS instance php-app-01.",
+                 ["On the Instances page, click the name of the instance to open its details page."])
+    marks = [Mark(1, "link", "web-01", context="row: web-01"), Mark(2, "link", "php-app-01", context="row: php-app-01")]
+    action = parse_action(policy.act(page("/ecs/instances", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+    other = DocFollowerPolicy()
+    other.reset("Do something to nothing-named.", ["Click the name of the instance.", "Click **OK**."])
+    after = parse_action(other.act(page("/ecs/instances", [Mark(1, "button", "OK")])).action)
+    assert (after.name, after.args) == ("click", (1,))  # no such link: the step is passed over, not reported

@@ -28,7 +28,7 @@ from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.goal_values import GoalValues, choose_option, goal_identifiers
 
-Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for"]
+Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource"]
 
 TEXT_ROLES = {"textbox", "searchbox", "spinbutton", "textarea"}
 CHOICE_ROLES = {"combobox", "listbox"}
@@ -53,6 +53,8 @@ _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|desel
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
 _CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
+# "click the name of the instance to open its details page": the goal's resource, by its name link
+_OPEN_BY_NAME = re.compile(r"\bclick (?:the|its) (?:name|id|name or id)\b(?: of the [\w -]+?)?(?= to |[.,;]|$)", re.I)
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 
 
@@ -118,6 +120,8 @@ def _sentence_instructions(line: str) -> list[Instruction]:
         claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))
     for m in _CLICK.finditer(line):
         claim(m, Instruction("click", m.group("label").strip(), text=m.group(0)))
+    for m in _OPEN_BY_NAME.finditer(line):
+        claim(m, Instruction("open_resource", "", text=m.group(0)))
     return [instruction for _, instruction in sorted(hits, key=lambda hit: hit[0])]
 
 
@@ -173,7 +177,9 @@ def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, excl
     disk the goal names, not the first row), then to enabled, visible marks whose context shares words
     with ``hint``, then to ``prefer``red roles, then to document order."""
     hint_words = set(normalize(hint).split())
-    wanted = [n.casefold() for n in names or []]
+    # Whole names only ("legacy-crm" is not in the row of "legacy-crm-b"); the goal's first name weighs most.
+    wanted = [(re.compile(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])"), len(names or []) - i)
+              for i, n in enumerate(names or [])]
     best: tuple[tuple[float, ...], Match] | None = None
     for order, mark in enumerate(marks):
         if (roles is not None and mark.role not in roles) or (exclude and mark.role in exclude):
@@ -185,7 +191,7 @@ def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, excl
         quality, score = max(graded, key=lambda g: g[1])
         context = len(hint_words & set(normalize(mark.context).split())) if hint_words else 0
         role_rank = (len(prefer) - prefer.index(mark.role)) if prefer and mark.role in prefer else 0
-        named = sum(1 for n in wanted if n in mark.context.casefold()) if wanted else 0
+        named = sum(weight for pattern, weight in wanted if pattern.search(mark.context.casefold())) if wanted else 0
         key = (score, named, "disabled" not in mark.states, mark.in_viewport, context, role_rank, -order)
         if best is None or key > best[0]:
             best = (key, Match(mark, quality, score))  # type: ignore[arg-type]
@@ -292,6 +298,8 @@ class DocFollowerPolicy:
             return self._wait_for(ins, obs)
         if ins.kind == "navigate":
             return self._navigate(ins, obs)
+        if ins.kind == "open_resource":
+            return self._open_resource(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))
@@ -356,6 +364,17 @@ class DocFollowerPolicy:
             done = not ins.path
             return self._decide(Action("click", (match.mark.id,)),
                                 f"Step {self.step}: open {label!r}: [{match.mark.id}] {match.mark.name!r}.", ins, done=done)
+        self.queue.popleft()
+        return None
+
+    def _open_resource(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The link named like the goal's resource; with none on the page there is nothing the document
+        named to report (no bold label), so the step is passed over."""
+        for name in self.names:
+            match = find_mark(name, obs.marks, roles={"link"}, hint=self._hint(), names=self.names)
+            if match is not None and match.quality == "exact":
+                return self._decide(Action("click", (match.mark.id,)),
+                                    f"Step {self.step}: open {name!r}: [{match.mark.id}] link {match.mark.name!r}.", ins)
         self.queue.popleft()
         return None
 
