@@ -114,6 +114,17 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     handle.stop()
 
 
+@pytest.fixture(scope="module")
+def stratus_console() -> Iterator[Any]:
+    """stratus in this process behind the consoleagent adapter (time x50), shared by a module's episodes."""
+    from consoleagent.adapters.stratus import StratusAdapter
+
+    adapter = StratusAdapter(time_scale=50.0)
+    adapter.start()
+    yield adapter
+    adapter.stop()
+
+
 @pytest.fixture(scope="session")
 def playwright_instance() -> Iterator[Any]:
     """One Playwright per test process (the sync API allows one per thread); browsers come from it."""

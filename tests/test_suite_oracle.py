@@ -7,7 +7,6 @@ the same lifecycle, and the oracle's element finding on synthetic observations.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,8 @@ SAMPLE = ci_sample()
 
 
 @pytest.fixture(scope="module")
-def console() -> Iterator[Any]:
-    from consoleagent.adapters.stratus import StratusAdapter
-
-    adapter = StratusAdapter(time_scale=50.0)
-    adapter.start()
-    yield adapter
-    adapter.stop()
+def console(stratus_console: Any) -> Any:
+    return stratus_console
 
 
 def run(console: Any, playwright_instance: Any, tmp_path: Path, tasks: list[TaskSpec]) -> list[dict[str, Any]]:

@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def console() -> Iterator[Any]:
-    from consoleagent.adapters.stratus import StratusAdapter
-
-    adapter = StratusAdapter(time_scale=50.0)
-    adapter.start()
-    yield adapter
-    adapter.stop()
+def console(stratus_console: Any) -> Any:
+    return stratus_console
 
 
 def verify(console: Any, playwright_instance: Any, out: Path, documents: list[Path], **options: Any):  # noqa: ANN201
