@@ -198,3 +198,11 @@ def version() -> None:
     from consoleagent import __version__
 
     typer.echo(__version__)
+
+
+from consoleagent.cli_data import collect as _collect, samples as _samples, tiny_model as _tiny_model  # noqa: E402
+app.command("collect")(_collect)
+app.command("samples")(_samples)
+app.command("tiny-model")(_tiny_model)
+from consoleagent.cli_train import train_app  # noqa: E402
+app.add_typer(train_app, name="train")

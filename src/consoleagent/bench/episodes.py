@@ -75,14 +75,16 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
                  policy: str, policy_options: dict[str, Any] | None = None, worker: str = "worker-0",
                  trajectory_dir: Path | None = None, episode_deadline_s: float | None = None,
                  playwright: Any = None, reset: str = "snapshot", lease_ttl_s: float = 900.0,
-                 delivery_delay_s: float | None = None, screenshots: bool = False) -> WorkerWorld:
+                 delivery_delay_s: float | None = None, screenshots: bool = False,
+                 make_policy: Callable[[EpisodeSpec], Policy] | None = None) -> WorkerWorld:
     """One worker against a running stratus: its own Chromium, the shared pool and snapshot index
     (safe to share between worker processes).
 
     ``reset`` is ``snapshot`` (provision once per account, restore after) or ``provision``
     (provision before and destroy after every episode: the ablation baseline). ``delivery_delay_s``: the
     console's audit delivery delay in wall-clock seconds when known (the judge then stops waiting early).
-    ``screenshots``: keep a marked screenshot of every step in the trajectory."""
+    ``screenshots``: keep a marked screenshot of every step in the trajectory. ``make_policy``, when given,
+    replaces ``policy_factory(policy, ...)``: GRPO rolls out the model it trains, held in memory."""
     from consoleagent.bench.snapshot_index import SharedSnapshotReset
     from consoleagent.adapters.stratus import StratusAdapter
     from consoleagent.env import ConsoleEnv, EnvConfig
@@ -100,7 +102,7 @@ def build_worker(*, console_url: str, admin_token: str, pool_path: Path, snapsho
     engine = ProvisioningEngine(stratus_library())
     inner: Preparer = SharedSnapshotReset(engine, adapter.admin, snapshots_path) if reset == "snapshot" else ProvisionAndDestroy(engine)
     preparer = ReleasePinned(inner, adapter.admin, {t.id: t.release for t in tasks})
-    rollout = Rollout(pool=pool, preparer=preparer, env=env, policy_factory=policy_factory(policy, **(policy_options or {})),
+    rollout = Rollout(pool=pool, preparer=preparer, env=env, policy_factory=make_policy or policy_factory(policy, **(policy_options or {})),
                       worker=worker, judge=RuleJudge(console_url, delivery_delay_s=delivery_delay_s), episode_deadline_s=episode_deadline_s,
                       trajectory_dir=trajectory_dir)
     return WorkerWorld(env, rollout, pool)

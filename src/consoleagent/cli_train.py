@@ -1,0 +1,121 @@
+"""``consoleagent train sft | grpo``: each reads a YAML config (the dataclass's fields), then flags override it.
+
+Common fields have their own flags; any other field is set with ``--set key=value`` (the value read as
+YAML, so ``--set lora='{r: 8}'`` works). ``--resume last`` (or a checkpoint directory) continues a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+train_app = typer.Typer(help="Train the local policy: SFT on samples (TRL), then step-level GRPO in the live console.",
+                        no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+CONFIG_HELP = "YAML file whose keys are the run config's fields (see configs/train/)."
+SET_HELP = "key=value for any config field, repeatable; the value is read as YAML (e.g. --set lora='{r: 8, alpha: 16}')."
+RESUME_HELP = "Continue from a checkpoint directory, or 'last' for the newest one under the output directory."
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    import yaml
+
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {pair!r} must look like key=value")
+        try:
+            values[key.strip().replace("-", "_")] = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError as exc:
+            raise ValueError(f"--set {pair!r}: the value is not YAML ({exc})") from None
+    return values
+
+
+def _load(cls: type, config: Optional[Path], flags: dict[str, Any], sets: list[str]) -> Any:
+    from consoleagent.training.runconfig import ConfigError, load_config
+
+    try:
+        return load_config(cls, config, {**parse_sets(sets), **{k: v for k, v in flags.items() if v is not None}})
+    except (ConfigError, ValueError) as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+@train_app.command("sft")
+def sft(
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    model: Optional[str] = typer.Option(None, help="Model directory or Hub id."),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="Training samples JSONL (consoleagent samples)."),
+    val_file: Optional[Path] = typer.Option(None, "--val", help="Held-out samples JSONL: validation loss, action accuracy."),
+    output_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (checkpoints, final/, metrics.json)."),
+    epochs: Optional[float] = typer.Option(None, help="Epochs."),
+    max_steps: Optional[int] = typer.Option(None, help="Optimiser steps (overrides epochs when > 0)."),
+    learning_rate: Optional[float] = typer.Option(None, "--lr", help="Learning rate."),
+    batch_size: Optional[int] = typer.Option(None, help="Samples per device step."),
+    resume: Optional[str] = typer.Option(None, help=RESUME_HELP),
+    set_: list[str] = typer.Option([], "--set", help=SET_HELP),
+) -> None:
+    """Supervised fine-tuning with TRL's SFTTrainer (loss on the completion only; LoRA optional)."""
+    from consoleagent.training.sft import SFTRunConfig, run_sft
+
+    flags = {"model": model, "train_file": str(train_file) if train_file else None, "val_file": str(val_file) if val_file else None,
+             "output_dir": str(output_dir) if output_dir else None, "epochs": epochs, "max_steps": max_steps,
+             "learning_rate": learning_rate, "batch_size": batch_size, "resume_from": resume}
+    run_config = _load(SFTRunConfig, config, flags, set_)
+    try:
+        run_config.validate()
+        metrics = run_sft(run_config)
+    except ValueError as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    accuracy = metrics.get("action_accuracy") or {}
+    out.print(f"SFT done: {metrics['steps']} steps in {metrics['train_seconds']} s; loss {metrics.get('first_loss', 0):.3f} → "
+              f"{metrics.get('last_loss', 0):.3f}; eval loss {metrics.get('eval_loss')}")
+    if accuracy:
+        out.print(f"action accuracy on {accuracy['samples']} {accuracy['on']} samples: exact {accuracy['exact']:.1%}, "
+                  f"same action {accuracy['same_name']:.1%}")
+    out.print(f"model: {metrics['final_model']}; metrics: {Path(run_config.output_dir) / 'metrics.json'}")
+
+
+@train_app.command("grpo")
+def grpo(
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    model: Optional[str] = typer.Option(None, help="The SFT model directory (final/ of train sft)."),
+    output_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (log.jsonl, curves.png, checkpoints, best/, final/)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help="Training task selector (consoleagent tasks list)."),
+    val_tasks: Optional[str] = typer.Option(None, "--val-tasks", help="Validation task selector."),
+    steps: Optional[int] = typer.Option(None, help="Training steps."),
+    tasks_per_step: Optional[int] = typer.Option(None, "--tasks-per-step", "-B", help="Tasks per step (B)."),
+    group_size: Optional[int] = typer.Option(None, "--group-size", "-G", help="Rollouts per task (G)."),
+    temperature: Optional[float] = typer.Option(None, help="Sampling temperature of the rollouts."),
+    beta: Optional[float] = typer.Option(None, help="KL coefficient to the reference policy."),
+    learning_rate: Optional[float] = typer.Option(None, "--lr", help="Learning rate."),
+    resume: Optional[str] = typer.Option(None, help=RESUME_HELP),
+    set_: list[str] = typer.Option([], "--set", help=SET_HELP),
+) -> None:
+    """Step-level GRPO against an in-process stratus in Chromium, with audit-log rewards."""
+    from consoleagent.suite.catalog import SelectorError
+    from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, StepGRPOTrainer
+
+    flags = {"model": model, "output_dir": str(output_dir) if output_dir else None, "tasks": tasks, "val_tasks": val_tasks,
+             "steps": steps, "tasks_per_step": tasks_per_step, "group_size": group_size, "temperature": temperature,
+             "beta": beta, "learning_rate": learning_rate, "resume_from": resume}
+    run_config = _load(GRPORunConfig, config, flags, set_)
+    try:
+        trainer = StepGRPOTrainer(run_config)
+        trainer.setup_model()
+    except (ValueError, SelectorError, GeneratorUnavailable) as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    if trainer.step:
+        out.print(f"resuming at step {trainer.step} of {run_config.steps}")
+    summary = trainer.train()
+    out.print(f"GRPO done: {summary['steps']} steps ({summary['steps_this_run']} this run) in {summary['seconds']} s; "
+              f"best validation {summary['best_val']} at step {summary['best_step']}")
+    out.print(f"log: {Path(run_config.output_dir) / 'log.jsonl'}; curves: {summary['curves']}; model: {summary['final_model']}")

@@ -1,0 +1,616 @@
+"""Step-level GRPO in the live environment, as in the reference system.
+
+One training step:
+
+1. pick B tasks (seeded by the step, so a resumed run picks the same ones);
+2. for each, run G rollouts with the current policy (sampling) from the task's snapshot, through
+   the same rollout lifecycle the benchmark uses (lease → restore → episode → audit → rule judge);
+   up to ``G + oversample`` are run so that episodes lost to the environment do not shrink the group;
+3. reward = the rule judge's reward; invalid episodes (env_error, ``-1``, no reward) are excluded;
+4. advantages: per task, then over the batch (``advantages.group_advantages``); zero-variance
+   groups are counted;
+5. every step of an episode becomes one training sample (its own prompt and the completion the
+   policy generated, ``HFPolicy.turns``), carrying the episode's advantage on every action token;
+6. old-policy and reference log-probs computed once; ``updates_per_step`` optimiser steps of the
+   clipped surrogate with a KL penalty, aggregated over all action tokens of the batch;
+7. log, checkpoint, validate every N steps (greedy success rate on the val tasks), keep the best.
+
+Why not TRL's ``GRPOTrainer``: it samples one completion per prompt from a dataset and, for agents,
+treats a multi-turn episode as one growing conversation whose tokens are all trained together.
+Here each step of an episode is an independent prompt (the observation of that moment) and the
+reward belongs to the whole episode, which is only known after the audit trail is judged. So the
+loop is ours, on transformers + PEFT + accelerate, and the pieces of TRL that fit are reused:
+``selective_log_softmax``, ``entropy_from_logits`` and ``disable_dropout_in_model``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
+
+LOG_FILE = "log.jsonl"
+STATE_FILE = "trainer_state.json"
+CURVE_METRICS = ("reward_mean", "success", "val_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
+                 "zero_variance_groups", "time_rollout_s", "time_logprobs_s", "time_update_s")
+
+
+@dataclass
+class GRPORunConfig:
+    """What ``consoleagent train grpo`` runs (YAML keys are these field names)."""
+
+    model: str = ""  # the SFT model directory (``final/`` of ``train sft``)
+    output_dir: str = "runs/grpo"
+    tasks: str = "split=train"  # task selector (``consoleagent tasks list --tasks ...``) to train on
+    val_tasks: str | None = "split=val"  # validated every ``val_every`` steps; None: no validation
+    val_limit: int | None = None  # validate on the first N val tasks only (CPU budgets)
+    tasks_root: str | None = None  # a folder of task files (default: the shipped suite)
+    steps: int = 10
+    tasks_per_step: int = 2  # B
+    group_size: int = 4  # G (the reference: 16)
+    oversample: int = 1  # extra rollouts a group may run to replace episodes lost to the environment (ref: 1.25 x G)
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_new_tokens: int = 96
+    max_prompt_tokens: int = 3072
+    max_episode_steps: int | None = None  # cap every task's step limit (CPU runs)
+    episode_timeout_s: float | None = None  # default: the task's time limit + 120 s
+    learning_rate: float = 1e-6  # the reference: 5e-7
+    weight_decay: float = 0.0
+    clip_eps: float = 0.2
+    beta: float = 0.1  # KL coefficient to the reference policy
+    adv_eps: float = 1e-4
+    updates_per_step: int = 1  # optimiser steps on one batch; the old log-probs stay fixed across them
+    micro_batch: int = 4  # step samples per forward pass (gradients accumulate over the batch)
+    max_grad_norm: float = 1.0
+    lora: dict[str, Any] | None = None  # {r, alpha, dropout, target_modules}; reference = the adapter disabled
+    val_every: int = 5
+    save_every: int = 1
+    keep_checkpoints: int = 2
+    seed: int = 0
+    time_scale: float = 50.0  # the in-process stratus's virtual seconds per real second
+    generator: str = "auto"  # auto | transformers | vllm (vLLM: only with a GPU and the package installed)
+    resume_from: str | None = None  # a checkpoint directory, or "last"
+
+    def validate(self) -> None:
+        if not self.model:
+            raise ValueError("GRPO config: missing model")
+        for name in ("steps", "tasks_per_step", "group_size", "updates_per_step", "micro_batch", "val_every", "save_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"GRPO config: {name} must be at least 1, got {getattr(self, name)}")
+        if self.oversample < 0 or not 0 < self.clip_eps < 1 or self.beta < 0:
+            raise ValueError("GRPO config: oversample >= 0, 0 < clip_eps < 1 and beta >= 0 are required")
+        if self.generator not in ("auto", "transformers", "vllm"):
+            raise ValueError(f"GRPO config: generator must be auto, transformers or vllm, not {self.generator!r}")
+
+
+# --- generation ---------------------------------------------------------------------------------
+
+
+class Generator(Protocol):
+    """Where rollout actions come from. A policy it returns must record ``turns`` (prompt/completion ids)."""
+
+    name: str
+
+    def policy(self, *, temperature: float, seed: int | None) -> Any: ...
+
+    def sync(self) -> None:
+        """Make later generations use the weights just updated (a no-op when generating in-process)."""
+
+
+class TransformersGenerator:
+    """Generation with the trained model itself (``HFPolicy.from_loaded``): CPU, or a GPU without vLLM."""
+
+    name = "transformers"
+
+    def __init__(self, model: Any, tokenizer: Any, config: GRPORunConfig) -> None:
+        self.model, self.tokenizer, self.config = model, tokenizer, config
+
+    def policy(self, *, temperature: float, seed: int | None) -> Any:
+        from consoleagent.policies.hf import HFPolicy
+
+        return HFPolicy.from_loaded(self.model, self.tokenizer, temperature=temperature, top_p=self.config.top_p,
+                                    max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.config.max_prompt_tokens,
+                                    seed=seed, name="hf:grpo")
+
+    def sync(self) -> None:
+        return None
+
+
+class GeneratorUnavailable(RuntimeError):
+    pass
+
+
+def vllm_usable() -> bool:
+    """vLLM importable and a CUDA device present (the import is guarded: vLLM is an optional extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        return False
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any) -> Generator:
+    """transformers unless vLLM is asked for (or ``auto`` finds it usable). A vLLM generator plugs in
+    here: it would hold an ``LLM`` engine, load the policy's weights in ``sync()`` after each update,
+    and return a policy whose ``act`` asks the engine and records the same ``turns``."""
+    if config.generator == "vllm" or (config.generator == "auto" and vllm_usable()):
+        if config.generator == "vllm":
+            raise GeneratorUnavailable("generator=vllm: no vLLM generator in this build (needs vllm and a GPU); "
+                                       "use generator=transformers")
+    return TransformersGenerator(model, tokenizer, config)
+
+
+# --- one step's data -----------------------------------------------------------------------------
+
+
+@dataclass
+class EpisodeOutcome:
+    """One rollout as GRPO sees it: its reward and the token ids of each of its steps."""
+
+    task_id: str
+    key: str
+    status: str
+    reward: float | None
+    valid: bool
+    turns: list[Any] = field(default_factory=list)
+    cause: str | None = None
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {"task": self.task_id, "key": self.key, "status": self.status, "reward": self.reward, "valid": self.valid,
+                "steps": len(self.turns), "cause": (self.cause or "")[:200] or None, "seconds": round(self.seconds, 2)}
+
+
+@dataclass
+class StepSample:
+    """One step of one episode: a prompt, the generated completion, and the episode's advantage."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    advantage: float
+    old_logps: Any = None
+    ref_logps: Any = None
+
+
+def step_samples(episodes: list[EpisodeOutcome], advantages: list[float | None]) -> list[StepSample]:
+    """Each kept episode's advantage broadcast to every one of its steps (and so to every action token)."""
+    samples = []
+    for episode, advantage in zip(episodes, advantages):
+        if advantage is None:
+            continue
+        samples += [StepSample(list(t.prompt_ids), list(t.completion_ids), advantage) for t in episode.turns if t.completion_ids]
+    return samples
+
+
+# --- log-probs ----------------------------------------------------------------------------------
+
+
+def batch_tensors(samples: list[StepSample], pad_id: int, device: Any) -> dict[str, Any]:
+    """Left-padded prompt+completion rows, so every completion ends at the last position; the
+    completion mask marks each row's own completion tokens within the last K positions."""
+    import torch
+
+    rows = [s.prompt_ids + s.completion_ids for s in samples]
+    width = max(len(r) for r in rows)
+    k = max(len(s.completion_ids) for s in samples)
+    input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(rows), width), dtype=torch.long)
+    mask = torch.zeros((len(rows), k), dtype=torch.float32)
+    for i, (row, sample) in enumerate(zip(rows, samples)):
+        input_ids[i, width - len(row):] = torch.tensor(row)
+        attention[i, width - len(row):] = 1
+        mask[i, k - len(sample.completion_ids):] = 1.0
+    positions = (attention.cumsum(1) - 1).clamp(min=0)
+    return {"input_ids": input_ids.to(device), "attention_mask": attention.to(device), "position_ids": positions.to(device),
+            "completion_ids": input_ids[:, width - k:].to(device), "mask": mask.to(device), "k": k}
+
+
+def token_logps(model: Any, batch: dict[str, Any], temperature: float, with_entropy: bool = False) -> tuple[Any, Any]:
+    """Log-probabilities of each row's last K tokens (and their entropies), at the sampling temperature."""
+    from trl.trainer.utils import entropy_from_logits, selective_log_softmax
+
+    k = batch["k"]
+    out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=batch["position_ids"],
+                logits_to_keep=k + 1, use_cache=False)
+    logits = out.logits[:, -k - 1:-1, :]
+    if temperature > 0:
+        logits = logits / temperature
+    logps = selective_log_softmax(logits, batch["completion_ids"])
+    entropy = entropy_from_logits(logits) if with_entropy else None
+    return logps, entropy
+
+
+# --- the trainer --------------------------------------------------------------------------------
+
+
+class StepGRPOTrainer:
+    """Step-level GRPO against an in-process stratus with Chromium; see the module docstring."""
+
+    def __init__(self, config: GRPORunConfig, *, playwright: Any = None, train_specs: list[Any] | None = None,
+                 val_specs: list[Any] | None = None) -> None:
+        config.validate()
+        self.config = config
+        self.out = Path(config.output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.playwright = playwright
+        self.train_specs = train_specs if train_specs is not None else self._load(config.tasks)
+        self.val_specs = val_specs if val_specs is not None else (self._load(config.val_tasks) if config.val_tasks else [])
+        if config.val_limit is not None:
+            self.val_specs = self.val_specs[:config.val_limit]
+        self.step = 0
+        self.best_val: float | None = None
+        self.best_step: int | None = None
+        self._server: Any = None
+        self._world: Any = None
+        self._current: Any = None  # the policy of the episode running now (its turns are read after)
+        self._next_policy: dict[str, Any] = {}
+        self.last_episodes: list[EpisodeOutcome] = []  # the latest step's rollouts (inspection, tests)
+
+    def _load(self, selector: str | None) -> list[Any]:
+        from consoleagent.suite.catalog import load_suite
+
+        if self.config.tasks_root:
+            return load_suite(selector, Path(self.config.tasks_root))
+        return load_suite(selector)
+
+    # -- model ------------------------------------------------------------------------------
+
+    def setup_model(self) -> None:
+        import torch
+        from accelerate import Accelerator
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from trl.trainer.utils import disable_dropout_in_model
+
+        random.seed(self.config.seed)
+        torch.manual_seed(self.config.seed)
+        self.accelerator = Accelerator(cpu=not torch.cuda.is_available())
+        resume = self._resume_path()
+        self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.reference = None
+        if self.config.lora is not None:
+            from peft import PeftModel, get_peft_model
+
+            from consoleagent.training.sft import lora_config
+
+            base = AutoModelForCausalLM.from_pretrained(self.config.model)
+            model = (PeftModel.from_pretrained(base, str(resume), is_trainable=True) if resume
+                     else get_peft_model(base, lora_config(self.config.lora)))
+        else:
+            model = AutoModelForCausalLM.from_pretrained(str(resume) if resume else self.config.model)
+            if self.config.beta > 0:  # the reference is the model this run started from, even after a resume
+                self.reference = AutoModelForCausalLM.from_pretrained(self.config.model)
+                self.reference.requires_grad_(False)
+                self.reference.eval()
+                disable_dropout_in_model(self.reference)
+        disable_dropout_in_model(model)
+        params = [p for p in model.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(params, lr=self.config.learning_rate, weight_decay=self.config.weight_decay)
+        self.model, self.optimizer = self.accelerator.prepare(model, optimizer)
+        if self.reference is not None:
+            self.reference = self.reference.to(self.accelerator.device)
+        if resume:
+            self._restore(resume)
+        self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer)
+
+    def _resume_path(self) -> Path | None:
+        wanted = self.config.resume_from
+        if not wanted:
+            return None
+        if wanted == "last":
+            found = sorted((p for p in self.out.glob("checkpoint-*") if (p / STATE_FILE).exists()),
+                           key=lambda p: int(p.name.split("-")[-1]))
+            if not found:
+                raise ValueError(f"resume_from=last: no checkpoint-* with {STATE_FILE} under {self.out}")
+            return found[-1]
+        path = Path(wanted)
+        if not (path / STATE_FILE).exists():
+            raise ValueError(f"resume_from: {path} is not a GRPO checkpoint (no {STATE_FILE})")
+        return path
+
+    def _restore(self, path: Path) -> None:
+        import torch
+
+        state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
+        self.step, self.best_val, self.best_step = state["step"], state.get("best_val"), state.get("best_step")
+        self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+        rng = torch.load(path / "rng.pt", weights_only=False)
+        random.setstate(rng["python"])
+        torch.set_rng_state(rng["torch"])
+
+    # -- the world ----------------------------------------------------------------------------
+
+    def start_world(self) -> None:
+        """An in-process stratus (fresh each run: the world is rebuilt, the checkpoint carries over) and one worker."""
+        from consoleagent.adapters.stratus import StratusAdapter
+        from consoleagent.bench.episodes import build_worker
+        from consoleagent.provisioning.pool import AccountPool
+        from consoleagent.provisioning.sources import StratusAccountSource
+
+        world = self.out / "world"
+        shutil.rmtree(world, ignore_errors=True)
+        world.mkdir(parents=True)
+        self._server = StratusAdapter(time_scale=self.config.time_scale, database_url=f"sqlite:///{world / 'stratus.db'}")
+        self._server.start()
+        url, token = self._server.base_url, self._server.admin_token
+        pool = AccountPool(world / "pool.db", StratusAccountSource(url, token))
+        pool.fill(2)
+        pool.close()
+        tasks = self.train_specs + [s for s in self.val_specs if s not in self.train_specs]
+        deadline = self.config.episode_timeout_s or max(t.time_limit_s for t in tasks) + 120.0
+        self._world = build_worker(console_url=url, admin_token=token, pool_path=world / "pool.db",
+                                   snapshots_path=world / "snapshots.json", tasks=tasks, policy="hf",
+                                   episode_deadline_s=deadline, playwright=self.playwright, lease_ttl_s=deadline + 300.0,
+                                   delivery_delay_s=self._server.runtime.settings.audit_delivery_delay / self.config.time_scale,
+                                   make_policy=self._make_policy)
+
+    def _make_policy(self, spec: Any) -> Any:
+        self._current = self.generator.policy(**self._next_policy)
+        return self._current
+
+    def close(self) -> None:
+        if self._world is not None:
+            self._world.close()
+            self._world = None
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    # -- rollouts -----------------------------------------------------------------------------
+
+    def _episode_spec(self, task_spec: Any, run_index: int) -> Any:
+        from consoleagent.bench.episodes import episode_specs
+
+        spec = episode_specs([task_spec], 1)[0]
+        task = spec.task
+        if self.config.max_episode_steps:
+            task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps), meta=task.meta)
+        return replace(spec, task=task, run_index=run_index)
+
+    def rollout(self, task_spec: Any, run_index: int, *, temperature: float, seed: int | None, trajectories: Path) -> EpisodeOutcome:
+        """One episode through the lifecycle; valid when the environment held and the judge gave a usable reward."""
+        self._next_policy = {"temperature": temperature, "seed": seed}
+        self._current = None
+        self._world.rollout.trajectory_dir = trajectories
+        started = time.monotonic()
+        result = self._world.rollout.run(self._episode_spec(task_spec, run_index))
+        turns = list(getattr(self._current, "turns", []) or [])
+        valid = result.status != "env_error" and is_valid_reward(result.reward)
+        return EpisodeOutcome(task_spec.id, result.key, result.status, result.reward, valid, turns, result.cause,
+                              time.monotonic() - started)
+
+    def run_group(self, task_spec: Any, step: int, index: int, trajectories: Path) -> list[EpisodeOutcome]:
+        """G valid rollouts if the environment allows, running at most G + oversample."""
+        outcomes: list[EpisodeOutcome] = []
+        for i in range(self.config.group_size + self.config.oversample):
+            if sum(o.valid for o in outcomes) >= self.config.group_size:
+                break
+            seed = self.config.seed * 1_000_003 + step * 10_007 + index * 101 + i
+            outcomes.append(self.rollout(task_spec, i, temperature=self.config.temperature, seed=seed, trajectories=trajectories))
+        return outcomes
+
+    def pick_tasks(self, step: int) -> list[Any]:
+        """B tasks for a step, seeded by (seed, step): a resumed run picks the same."""
+        rng = random.Random(self.config.seed * 7919 + step)
+        count = min(self.config.tasks_per_step, len(self.train_specs))
+        return rng.sample(self.train_specs, count)
+
+    # -- the update ---------------------------------------------------------------------------
+
+    def _micro_batches(self, samples: list[StepSample]) -> list[list[StepSample]]:
+        size = self.config.micro_batch
+        return [samples[i:i + size] for i in range(0, len(samples), size)]
+
+    def compute_fixed_logps(self, samples: list[StepSample]) -> None:
+        """The old policy's and the reference's log-probs, once, before any update of this step."""
+        import torch
+
+        model = self.model
+        with torch.no_grad():
+            for chunk in self._micro_batches(samples):
+                batch = batch_tensors(chunk, self.tokenizer.pad_token_id, self.accelerator.device)
+                old, _ = token_logps(model, batch, self.config.temperature)
+                ref = None
+                if self.config.beta > 0:
+                    if self.config.lora is not None:
+                        with self.accelerator.unwrap_model(model).disable_adapter():
+                            ref, _ = token_logps(model, batch, self.config.temperature)
+                    else:
+                        ref, _ = token_logps(self.reference, batch, self.config.temperature)
+                for i, sample in enumerate(chunk):
+                    n = len(sample.completion_ids)
+                    sample.old_logps = old[i, -n:].detach()
+                    sample.ref_logps = ref[i, -n:].detach() if ref is not None else None
+
+    def update(self, samples: list[StepSample]) -> dict[str, float]:
+        """``updates_per_step`` optimiser steps, each one token-level mean over every action token of the batch."""
+        import torch
+
+        total = sum(len(s.completion_ids) for s in samples)
+        sums = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "entropy": 0.0, "ratio": 0.0, "grad_norm": 0.0}
+        self.model.train()
+        for _ in range(self.config.updates_per_step):
+            self.optimizer.zero_grad(set_to_none=True)
+            for chunk in self._micro_batches(samples):
+                batch = batch_tensors(chunk, self.tokenizer.pad_token_id, self.accelerator.device)
+                logps, entropy = token_logps(self.model, batch, self.config.temperature, with_entropy=True)
+                old = _right_aligned([s.old_logps for s in chunk], batch["k"], logps)
+                ref = _right_aligned([s.ref_logps for s in chunk], batch["k"], logps) if self.config.beta > 0 else None
+                advantages = torch.tensor([s.advantage for s in chunk], device=logps.device)
+                parts = grpo_token_loss(logps, old, ref, advantages, batch["mask"], clip_eps=self.config.clip_eps,
+                                        beta=self.config.beta, total_tokens=total)
+                self.accelerator.backward(parts.loss)
+                share = parts.tokens / total
+                sums["loss"] += float(parts.loss.detach())
+                sums["kl"] += parts.kl * share
+                sums["clip_fraction"] += parts.clip_fraction * share
+                sums["ratio"] += parts.ratio_mean * share
+                with torch.no_grad():
+                    sums["entropy"] += float((entropy * batch["mask"]).sum()) / total
+            norm = self.accelerator.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+            sums["grad_norm"] += float(norm)
+            self.optimizer.step()
+        self.generator.sync()
+        n = self.config.updates_per_step
+        return {k: v / n for k, v in sums.items()}
+
+    # -- one step, validation, checkpoints ------------------------------------------------------
+
+    def train_step(self) -> dict[str, Any]:
+        step = self.step + 1
+        started = time.monotonic()
+        trajectories = self.out / "rollouts" / f"step-{step:04d}"
+        tasks = self.pick_tasks(step)
+        self.model.eval()
+        episodes: list[EpisodeOutcome] = []
+        for index, task_spec in enumerate(tasks):
+            episodes += [o for o in self.run_group(task_spec, step, index, trajectories)]
+        rollout_s = time.monotonic() - started
+        kept = [o for o in episodes if o.valid]
+        self.last_episodes = episodes
+        result = group_advantages([o.task_id for o in kept], [o.reward for o in kept], eps=self.config.adv_eps)
+        samples = step_samples(kept, result.advantages)
+        row: dict[str, Any] = {"step": step, "tasks": [t.id for t in tasks], "episodes": len(episodes), "kept": len(kept),
+                               "env_errors": sum(o.status == "env_error" for o in episodes),
+                               "excluded": len(episodes) - len(kept), "groups": result.groups,
+                               "zero_variance_groups": result.zero_variance_groups,
+                               "reward_mean": _mean([o.reward for o in kept]),
+                               "success": _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept]),
+                               "episode_len": _mean([float(len(o.turns)) for o in kept]),
+                               "samples": len(samples), "action_tokens": sum(len(s.completion_ids) for s in samples)}
+        t = time.monotonic()
+        if samples:  # zero advantages still carry the KL term; no samples (all excluded): nothing to learn
+            self.compute_fixed_logps(samples)
+            row["time_logprobs_s"] = round(time.monotonic() - t, 3)
+            t = time.monotonic()
+            row.update(self.update(samples))
+            row["time_update_s"] = round(time.monotonic() - t, 3)
+            row["updated"] = True
+        else:
+            row.update(updated=False, time_logprobs_s=0.0, time_update_s=0.0)
+        row["time_rollout_s"] = round(rollout_s, 3)
+        row["rollouts"] = [o.summary() for o in episodes]
+        self.step = step
+        if self.val_specs and step % self.config.val_every == 0:
+            row.update(self.validate())
+        row["time_step_s"] = round(time.monotonic() - started, 3)
+        self._log(row)
+        if step % self.config.save_every == 0 or step == self.config.steps:
+            self.save_checkpoint()
+        return row
+
+    def validate(self) -> dict[str, Any]:
+        """Greedy success rate on the val tasks; the best so far is kept under ``best/``."""
+        started = time.monotonic()
+        self.model.eval()
+        outcomes = [self.rollout(spec, 0, temperature=0.0, seed=None, trajectories=self.out / "val" / f"step-{self.step:04d}")
+                    for spec in self.val_specs]
+        kept = [o for o in outcomes if o.valid]
+        success = _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept])
+        row = {"val_success": success, "val_reward": _mean([o.reward for o in kept]), "val_episodes": len(outcomes),
+               "val_kept": len(kept), "time_val_s": round(time.monotonic() - started, 3)}
+        if success is not None and (self.best_val is None or success > self.best_val):
+            self.best_val, self.best_step = success, self.step
+            self.save_model(self.out / "best")
+            row["new_best"] = True
+        return row
+
+    def save_model(self, path: Path) -> Path:
+        """A plain model directory (LoRA merged into a copy), loadable by path (the hf policy, the benchmark)."""
+        import copy
+
+        model = self.accelerator.unwrap_model(self.model)
+        if self.config.lora is not None:
+            model = copy.deepcopy(model).merge_and_unload()
+        tmp = path.with_name(path.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model.save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        shutil.rmtree(path, ignore_errors=True)
+        tmp.rename(path)
+        return path
+
+    def save_checkpoint(self) -> Path:
+        """Model (or adapter) + optimiser + step + RNG, written to a temporary name then renamed."""
+        import torch
+
+        path = self.out / f"checkpoint-{self.step}"
+        tmp = path.with_name(path.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.accelerator.unwrap_model(self.model).save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
+        torch.save({"python": random.getstate(), "torch": torch.get_rng_state()}, tmp / "rng.pt")
+        state = {"step": self.step, "best_val": self.best_val, "best_step": self.best_step, "config": asdict(self.config)}
+        (tmp / STATE_FILE).write_text(json.dumps(state, indent=1, default=str), encoding="utf-8")
+        shutil.rmtree(path, ignore_errors=True)
+        tmp.rename(path)
+        old = sorted((p for p in self.out.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()),
+                     key=lambda p: int(p.name.split("-")[-1]))
+        for stale in old[:-self.config.keep_checkpoints]:
+            shutil.rmtree(stale, ignore_errors=True)
+        return path
+
+    def _log(self, row: dict[str, Any]) -> None:
+        with (self.out / LOG_FILE).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, default=str) + "\n")
+            handle.flush()
+
+    def write_curves(self) -> Path:
+        from consoleagent.training.curves import plot_curves, read_jsonl
+
+        return plot_curves(read_jsonl(self.out / LOG_FILE), CURVE_METRICS, self.out / "curves.png", title="step-level GRPO")
+
+    def train(self) -> dict[str, Any]:
+        """Run up to ``config.steps`` (resuming from ``resume_from``), then save ``final/`` and the curves."""
+        if not hasattr(self, "model"):
+            self.setup_model()
+        (self.out / "run_config.json").write_text(json.dumps(asdict(self.config), indent=1), encoding="utf-8")
+        started = time.monotonic()
+        first = self.step
+        try:
+            if self.step < self.config.steps:
+                self.start_world()
+            while self.step < self.config.steps:
+                self.train_step()
+        finally:
+            self.close()
+        final = self.save_model(self.out / "final")
+        curves = self.write_curves()
+        summary = {"steps": self.step, "steps_this_run": self.step - first, "seconds": round(time.monotonic() - started, 2),
+                   "best_val": self.best_val, "best_step": self.best_step, "final_model": str(final),
+                   "best_model": str(self.out / "best") if self.best_step else None, "curves": str(curves),
+                   "generator": self.generator.name}
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+        return summary
+
+
+def _right_aligned(rows: list[Any], k: int, like: Any) -> Any:
+    """Per-row 1-D tensors placed at the end of a (rows, k) tensor of zeros (the completion layout)."""
+    import torch
+
+    out = torch.zeros((len(rows), k), dtype=like.dtype, device=like.device)
+    for i, row in enumerate(rows):
+        out[i, k - row.shape[0]:] = row.to(like.device)
+    return out
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None and math.isfinite(v)]
+    return sum(present) / len(present) if present else None
+
+
+def run_grpo(config: GRPORunConfig, *, playwright: Any = None) -> dict[str, Any]:
+    """``consoleagent train grpo`` as a function."""
+    return StepGRPOTrainer(config, playwright=playwright).train()

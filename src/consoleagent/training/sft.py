@@ -1,0 +1,285 @@
+"""Supervised fine-tuning on the single-step samples with TRL's ``SFTTrainer``.
+
+The samples are TRL's conversational prompt-completion records (docs/formats.md, "Training
+samples"), so TRL applies the model's chat template and computes the loss on the completion only
+(``completion_only_loss``): the model learns to write the Thought and the Action, never to predict
+the observation. LoRA (PEFT) is an option. Besides TRL's loss and checkpoints, a run reports the
+reference's first table: single-step action accuracy on held-out samples (greedy decoding; the
+answer parsed with the same ReAct reader the agent uses; exact action, and same action name).
+
+The output directory holds ``checkpoint-*`` (TRL/transformers checkpoints: resumable),
+``final/`` (a full model, LoRA merged, that ``AutoModelForCausalLM.from_pretrained`` and the hf
+policy load by path), ``adapter/`` (the LoRA adapter alone, with LoRA), ``metrics.json``,
+``log.jsonl`` (TRL's log history) and ``loss.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOSS_METRICS = ("loss", "eval_loss", "learning_rate", "grad_norm", "mean_token_accuracy", "eval_mean_token_accuracy")
+
+
+@dataclass
+class SFTRunConfig:
+    """What ``consoleagent train sft`` runs (YAML keys are these field names)."""
+
+    model: str = ""  # a Hugging Face model directory or hub id (the tiny model: ``consoleagent tiny-model``)
+    train_file: str = ""  # samples JSONL (``consoleagent samples``)
+    output_dir: str = "runs/sft"
+    val_file: str | None = None  # held-out samples: validation loss and action accuracy
+    epochs: float = 1.0
+    max_steps: int = -1  # > 0 overrides epochs
+    learning_rate: float = 1e-4  # the reference: 1e-5 for a 32B model with full fine-tuning
+    batch_size: int = 4
+    grad_accum: int = 1
+    max_length: int = 4096  # tokens per sample (prompt + completion); longer ones are truncated
+    truncation_mode: str = "keep_start"  # TRL's: a sample over max_length loses its end (keep max_length above the prompts)
+    lr_scheduler: str = "linear"
+    warmup_steps: float = 0  # steps, or a fraction of all steps when below 1 (transformers' convention)
+    weight_decay: float = 0.0
+    lora: dict[str, Any] | None = None  # {r, alpha, dropout, target_modules}; None: full fine-tuning
+    logging_steps: int = 1
+    save_steps: int | None = None  # None: a checkpoint at the end of each epoch
+    save_total_limit: int | None = 3
+    eval_steps: int | None = None  # None: evaluate at the end of each epoch (when val_file is set)
+    accuracy_samples: int = 64  # held-out samples scored for action accuracy (0: skip)
+    accuracy_max_new_tokens: int = 96
+    accuracy_batch_size: int = 8
+    seed: int = 0
+    bf16: bool = False
+    gradient_checkpointing: bool = False  # TRL's default is on: saves memory on big models, costs time on small ones
+    resume_from: str | None = None  # a checkpoint directory, or "last" for the newest under output_dir
+
+    def validate(self) -> None:
+        missing = [name for name in ("model", "train_file") if not getattr(self, name)]
+        if missing:
+            raise ValueError(f"SFT config: missing {', '.join(missing)}")
+        for name in ("train_file", "val_file"):
+            value = getattr(self, name)
+            if value and not Path(value).exists():
+                raise ValueError(f"SFT config: {name} {value} does not exist")
+        if self.lora is not None:
+            unknown = set(self.lora) - {"r", "alpha", "dropout", "target_modules"}
+            if unknown:
+                raise ValueError(f"SFT config: lora has unknown key(s) {sorted(unknown)}; use r, alpha, dropout, target_modules")
+
+
+def lora_config(spec: dict[str, Any]) -> Any:
+    """A PEFT LoraConfig from the run config's ``lora`` mapping."""
+    from peft import LoraConfig
+
+    return LoraConfig(r=int(spec.get("r", 8)), lora_alpha=int(spec.get("alpha", 16)), lora_dropout=float(spec.get("dropout", 0.05)),
+                      target_modules=spec.get("target_modules") or "all-linear", task_type="CAUSAL_LM")
+
+
+def training_dataset(path: str | Path) -> Any:
+    """The samples as a ``datasets.Dataset`` of prompt/completion only (TRL's prompt-completion type)."""
+    from consoleagent.training.samples import to_dataset
+
+    dataset = to_dataset(str(path))
+    extra = [c for c in dataset.column_names if c not in ("prompt", "completion")]
+    return dataset.remove_columns(extra)
+
+
+def latest_checkpoint(output_dir: Path) -> Path | None:
+    """The highest-numbered ``checkpoint-N`` under ``output_dir``."""
+    found = [p for p in Path(output_dir).glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()]
+    return max(found, key=lambda p: int(p.name.split("-")[-1])) if found else None
+
+
+def _sft_args(config: SFTRunConfig, has_eval: bool) -> Any:
+    from trl import SFTConfig
+
+    return SFTConfig(
+        output_dir=config.output_dir, num_train_epochs=config.epochs, max_steps=config.max_steps,
+        learning_rate=config.learning_rate, per_device_train_batch_size=config.batch_size,
+        per_device_eval_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
+        lr_scheduler_type=config.lr_scheduler, warmup_steps=config.warmup_steps, weight_decay=config.weight_decay,
+        max_length=config.max_length, truncation_mode=config.truncation_mode, completion_only_loss=True, packing=False,
+        logging_strategy="steps", logging_steps=config.logging_steps, logging_first_step=True,
+        save_strategy="steps" if config.save_steps else "epoch", save_steps=config.save_steps or 500,
+        save_total_limit=config.save_total_limit,
+        eval_strategy=("steps" if config.eval_steps else "epoch") if has_eval else "no", eval_steps=config.eval_steps,
+        seed=config.seed, data_seed=config.seed, bf16=config.bf16, gradient_checkpointing=config.gradient_checkpointing, report_to="none", dataloader_num_workers=0,
+        use_cpu=not _cuda(), disable_tqdm=True,
+    )
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def run_sft(config: SFTRunConfig) -> dict[str, Any]:
+    """Train, evaluate, score action accuracy, save the final model; returns (and writes) the metrics."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTTrainer
+
+    config.validate()
+    out = Path(config.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run_config.json").write_text(json.dumps(asdict(config), indent=1), encoding="utf-8")
+    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(config.model)
+    train = training_dataset(config.train_file)
+    val = training_dataset(config.val_file) if config.val_file else None
+    resume = _resume_path(config, out)
+    trainer = SFTTrainer(model=model, args=_sft_args(config, val is not None), train_dataset=train, eval_dataset=val,
+                         processing_class=tokenizer, peft_config=lora_config(config.lora) if config.lora is not None else None)
+    started = time.monotonic()
+    result = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+    train_s = time.monotonic() - started
+    history = list(trainer.state.log_history)
+    metrics: dict[str, Any] = {"model": config.model, "train_samples": len(train), "steps": trainer.state.global_step,
+                               "epochs": trainer.state.epoch, "train_seconds": round(train_s, 2),
+                               "seconds_per_step": round(train_s / max(1, trainer.state.global_step), 4),
+                               "train_loss": result.training_loss, "lora": config.lora, "resumed_from": str(resume) if resume else None}
+    losses = [row["loss"] for row in history if "loss" in row]
+    if losses:
+        metrics.update(first_loss=losses[0], last_loss=losses[-1])
+    if val is not None:
+        metrics["eval_loss"] = trainer.evaluate().get("eval_loss")
+    final = save_final(trainer, tokenizer, out, lora=config.lora is not None)
+    metrics["final_model"] = str(final)
+    if config.accuracy_samples > 0:
+        from consoleagent.training.samples import load_samples
+
+        held_out = load_samples(config.val_file or config.train_file)[:config.accuracy_samples]
+        metrics["action_accuracy"] = action_accuracy(trainer.model, tokenizer, held_out,
+                                                     max_new_tokens=config.accuracy_max_new_tokens,
+                                                     batch_size=config.accuracy_batch_size)
+        metrics["action_accuracy"]["on"] = "val" if config.val_file else "train"
+    write_logs(history, out)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=str), encoding="utf-8")
+    return metrics
+
+
+def _resume_path(config: SFTRunConfig, out: Path) -> Path | None:
+    if not config.resume_from:
+        return None
+    if config.resume_from == "last":
+        found = latest_checkpoint(out)
+        if found is None:
+            raise ValueError(f"resume_from=last: no checkpoint-* under {out}")
+        return found
+    path = Path(config.resume_from)
+    if not (path / "trainer_state.json").exists():
+        raise ValueError(f"resume_from: {path} is not a trainer checkpoint (no trainer_state.json)")
+    return path
+
+
+def save_final(trainer: Any, tokenizer: Any, out: Path, *, lora: bool) -> Path:
+    """``final/``: a plain model directory (LoRA merged into the weights), plus ``adapter/`` with LoRA."""
+    final = out / "final"
+    model = trainer.model
+    if lora:
+        model.save_pretrained(out / "adapter")
+        model = model.merge_and_unload()  # the trainer is done with the model; merging modifies it in place
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    return final
+
+
+def write_logs(history: list[dict[str, Any]], out: Path) -> None:
+    from consoleagent.training.curves import plot_curves
+
+    with (out / "log.jsonl").open("w", encoding="utf-8") as handle:
+        for row in history:
+            handle.write(json.dumps(row, default=str) + "\n")
+    plot_curves(history, LOSS_METRICS, out / "loss.png", title="SFT")
+
+
+# --- single-step action accuracy --------------------------------------------------------------
+
+
+@dataclass
+class AccuracyRow:
+    id: str
+    expected: str
+    predicted: str | None
+    exact: bool
+    same_name: bool
+    error: str | None = None
+    answer: str = ""  # the model's text (clipped), to see what it wrote
+
+
+@dataclass
+class _Scores:
+    rows: list[AccuracyRow] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.rows)
+        return {"samples": n, "exact": sum(r.exact for r in self.rows) / n if n else 0.0,
+                "same_name": sum(r.same_name for r in self.rows) / n if n else 0.0,
+                "unparsed": sum(r.predicted is None for r in self.rows),
+                "examples": [asdict(r) for r in self.rows[:5]]}
+
+
+def canonical_action(text: str | None) -> tuple[str | None, str | None]:
+    """(canonical DSL text, action name) of an action, or (None, None) when it does not parse."""
+    from consoleagent.actions.parser import ActionParseError, parse_action
+
+    if not text:
+        return None, None
+    try:
+        action = parse_action(text)
+    except (ActionParseError, ValueError):
+        return None, None
+    return str(action), action.name
+
+
+def score_answer(sample: dict[str, Any], answer: str) -> AccuracyRow:
+    """Compare a model's answer to the sample's action: the same canonical call, and the same action name."""
+    from consoleagent.actions.react import parse_react
+
+    expected, expected_name = canonical_action(sample["action"])
+    parsed = parse_react(answer)
+    predicted, name = canonical_action(parsed.action)
+    return AccuracyRow(str(sample.get("id")), expected or sample["action"], predicted,
+                       exact=predicted is not None and predicted == expected,
+                       same_name=name is not None and name == expected_name,
+                       error=parsed.error if parsed.action is None else (None if predicted else "action does not parse"),
+                       answer=answer[:300])
+
+
+def action_accuracy(model: Any, tokenizer: Any, samples: list[dict[str, Any]], *, max_new_tokens: int = 96,
+                    batch_size: int = 8, max_prompt_tokens: int = 3072) -> dict[str, Any]:
+    """Greedy answers to each sample's prompt, scored against its action (the reference's first table)."""
+    scores = _Scores()
+    for start in range(0, len(samples), batch_size):
+        batch = samples[start:start + batch_size]
+        answers = greedy_answers(model, tokenizer, [s["prompt"] for s in batch], max_new_tokens=max_new_tokens,
+                                 max_prompt_tokens=max_prompt_tokens)
+        scores.rows += [score_answer(s, a) for s, a in zip(batch, answers)]
+    return scores.summary()
+
+
+def greedy_answers(model: Any, tokenizer: Any, prompts: list[list[dict[str, str]]], *, max_new_tokens: int,
+                   max_prompt_tokens: int) -> list[str]:
+    """Left-padded batched greedy generation from chat prompts (the prompt's head is kept when too long)."""
+    import torch
+
+    ids = [tokenizer.apply_chat_template(p, add_generation_prompt=True, tokenize=True, return_dict=False) for p in prompts]
+    ids = [list(getattr(x, "input_ids", x)) for x in ids]
+    ids = [x[-max_prompt_tokens:] for x in ids]
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    width = max(len(x) for x in ids)
+    device = next(model.parameters()).device
+    input_ids = torch.tensor([[pad] * (width - len(x)) + x for x in ids], device=device)
+    attention = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids], device=device)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        output = model.generate(input_ids=input_ids, attention_mask=attention, max_new_tokens=max_new_tokens,
+                                do_sample=False, pad_token_id=pad, eos_token_id=tokenizer.eos_token_id)
+    if was_training:
+        model.train()
+    return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in output]

@@ -1,0 +1,236 @@
+"""Step-level GRPO: the maths on hand-made numbers, then two real steps in the live environment.
+
+The advantage and loss checks are computed by hand in the comments. The live part builds the tiny
+model, starts an in-process stratus, and runs two GRPO steps on two real tasks with G = 2 in
+Chromium (rollout → audit trail → rule judge → advantages → update), validates once, checkpoints,
+resumes from the checkpoint, and finally shows an update with non-zero advantages moves the
+weights (the tiny model's own rollouts all score 0: zero-variance groups, which carry no signal).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from consoleagent.training.advantages import group_advantages, grpo_token_loss
+
+pytestmark = pytest.mark.browser
+
+
+# --- advantages ---------------------------------------------------------------------------------
+
+
+def test_two_layer_normalisation_on_hand_made_rewards() -> None:
+    # task a: 1, 0, 1 valid (+ one -1 excluded): mean 2/3, population std sqrt(2)/3 = 0.4714
+    #   per task: +0.7071, -1.4142, +0.7071
+    # task b: 0, 0 -> zero variance -> 0, 0; task c: 1 (+ an env_error, None) -> one value, zero variance -> 0
+    # batch over the 6 kept: mean 0, std sqrt((0.5 + 2 + 0.5) / 6) = 0.7071 -> a: +1, -2, +1; b, c: 0
+    tasks = ["a", "a", "a", "a", "b", "b", "c", "c"]
+    rewards: list[float | None] = [1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, None]
+    result = group_advantages(tasks, rewards, eps=1e-4)
+    expected = [1.0, -2.0, 1.0, None, 0.0, 0.0, 0.0, None]
+    for got, want in zip(result.advantages, expected):
+        if want is None:
+            assert got is None
+        else:
+            assert got == pytest.approx(want, abs=1e-3)
+    assert (result.kept, result.excluded, result.groups, result.zero_variance_groups) == (6, 2, 3, 2)
+    assert result.task_stats["a"]["mean"] == pytest.approx(2 / 3)
+    assert result.task_stats["a"]["std"] == pytest.approx(math.sqrt(2) / 3)
+
+
+def test_per_task_scale_is_removed_before_the_batch_step() -> None:
+    # task x rewards 1, 0 and task y rewards 0.2, 0: after the per-task step both groups are +-1
+    # (up to eps), so the easy and the hard task weigh the same in the batch.
+    result = group_advantages(["x", "x", "y", "y"], [1.0, 0.0, 0.2, 0.0], eps=1e-6)
+    assert result.advantages == pytest.approx([1.0, -1.0, 1.0, -1.0], abs=1e-4)
+    assert result.zero_variance_groups == 0
+
+
+def test_a_batch_without_signal_is_all_zero() -> None:
+    result = group_advantages(["a", "a", "b", "b"], [0.0, 0.0, 1.0, 1.0])
+    assert result.advantages == [0.0, 0.0, 0.0, 0.0]
+    assert result.zero_variance_groups == 2
+    with pytest.raises(ValueError, match="2 task ids but 1 rewards"):
+        group_advantages(["a", "b"], [1.0])
+
+
+# --- the loss ------------------------------------------------------------------------------------
+
+
+def test_clipped_surrogate_kl_and_clip_fraction_by_hand() -> None:
+    # row 0 (A = +1): ratios 1.5, 0.9 -> surrogates min(1.5, 1.2) = 1.2 (clipped), 0.9
+    # row 1 (A = -1): ratio 0.5 (second token is padding) -> min(-0.5, -0.8) = -0.8 (clipped)
+    # KL k3 with ref - logp = 0, ln 2, ln 2 -> 0, 2 - ln 2 - 1, 2 - ln 2 - 1
+    logps = torch.tensor([[-1.0, -2.0], [-1.5, -9.0]], requires_grad=True)
+    old = logps.detach() - torch.log(torch.tensor([[1.5, 0.9], [0.5, 1.0]]))
+    ref = logps.detach() + torch.tensor([[0.0, math.log(2)], [math.log(2), 5.0]])
+    mask = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    parts = grpo_token_loss(logps, old, ref, torch.tensor([1.0, -1.0]), mask, clip_eps=0.2, beta=0.1)
+    kl_token = 2 - math.log(2) - 1
+    assert parts.tokens == 3
+    assert parts.clip_fraction == pytest.approx(2 / 3)
+    assert parts.kl == pytest.approx(2 * kl_token / 3)
+    assert parts.surrogate == pytest.approx((1.2 + 0.9 - 0.8) / 3)
+    assert float(parts.loss.detach()) == pytest.approx(-((1.2 + 0.9 - 0.8) - 0.1 * 2 * kl_token) / 3)
+    parts.loss.backward()
+    assert torch.isfinite(logps.grad).all()
+    assert logps.grad[1, 1] == 0.0  # padding gets no gradient
+    assert logps.grad[0, 0] == pytest.approx(0.0)  # clipped with A > 0 and no KL: no gradient through the ratio
+
+
+def test_token_level_aggregation_over_micro_batches() -> None:
+    # two micro-batches of 1 and 3 tokens: with total_tokens=4 their losses add up to one mean over 4 tokens
+    logps = torch.zeros((1, 3))
+    whole = grpo_token_loss(torch.zeros((2, 3)), torch.zeros((2, 3)), None, torch.tensor([2.0, -1.0]),
+                            torch.tensor([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]), beta=0.0)
+    first = grpo_token_loss(logps, logps, None, torch.tensor([2.0]), torch.tensor([[0.0, 0.0, 1.0]]), beta=0.0, total_tokens=4)
+    second = grpo_token_loss(logps, logps, None, torch.tensor([-1.0]), torch.tensor([[1.0, 1.0, 1.0]]), beta=0.0, total_tokens=4)
+    assert float(first.loss + second.loss) == pytest.approx(float(whole.loss)) == pytest.approx(-(2 - 3) / 4)
+
+
+# --- two real GRPO steps ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from consoleagent.training.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", vocab_size=1024, hidden_size=64, layers=2, heads=4,
+                            kv_heads=2)
+
+
+def _weights(model: Any) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def _changed(before: dict[str, torch.Tensor], model: Any) -> bool:
+    return any(not torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, tmp_path: Path, playwright_instance: Any) -> None:
+    from consoleagent.suite.catalog import load_suite
+    from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer, step_samples
+
+    tasks = load_suite("vpc-create-vpc-01 vpc-create-vpc-02")
+    out = tmp_path / "grpo"
+    config = GRPORunConfig(model=str(tiny_model), output_dir=str(out), steps=2, tasks_per_step=2, group_size=2, oversample=1,
+                           temperature=1.0, max_new_tokens=12, max_prompt_tokens=768, max_episode_steps=1,
+                           learning_rate=1e-3, beta=0.1, updates_per_step=1, micro_batch=4, val_every=2, seed=3)
+    trainer = StepGRPOTrainer(config, playwright=playwright_instance, train_specs=tasks, val_specs=tasks[:1])
+    trainer.setup_model()
+    initial = _weights(trainer.model)
+    summary = trainer.train()
+
+    rows = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2]
+    for row in rows:
+        assert sorted(row["tasks"]) == ["vpc-create-vpc-01", "vpc-create-vpc-02"]
+        assert row["kept"] + row["excluded"] == row["episodes"] and row["kept"] >= 2
+        assert {r["task"] for r in row["rollouts"]} == set(row["tasks"])
+        assert row["updated"] and math.isfinite(row["loss"]) and math.isfinite(row["kl"]) and row["entropy"] > 0
+        assert row["samples"] >= row["kept"] and row["action_tokens"] > 0
+        assert 0.0 <= row["clip_fraction"] <= 1.0 and row["time_rollout_s"] > 0 and row["time_update_s"] > 0
+        assert row["reward_mean"] is not None and 0.0 <= row["success"] <= 1.0
+    assert "val_success" in rows[1] and rows[1]["val_episodes"] == 1
+    assert (out / "curves.png").stat().st_size > 1000
+    assert (out / "final" / "config.json").exists() and (out / "best" / "config.json").exists()
+    assert summary["steps"] == 2 and summary["best_step"] == 2
+    checkpoint = out / "checkpoint-2"
+    assert (checkpoint / "optimizer.pt").exists() and (checkpoint / "rng.pt").exists()
+    assert len(list((out / "rollouts" / "step-0001").glob("*.jsonl"))) == rows[0]["episodes"]
+
+    # The tiny model's junk scores 0 everywhere: every group has zero variance and, at the start, the
+    # policy is the reference, so the gradient is exactly 0. When a group does differ, the weights move.
+    no_signal = all(r["zero_variance_groups"] == r["groups"] for r in rows)
+    assert _changed(initial, trainer.model) is not no_signal
+
+    # An update on the real rollouts of step 2 with hand-made rewards (one success per group) moves the weights.
+    episodes = [o for o in trainer.last_episodes if o.valid]
+    firsts = {}
+    rewards = [1.0 if firsts.setdefault(o.task_id, o.key) == o.key else 0.0 for o in episodes]
+    result = group_advantages([o.task_id for o in episodes], rewards)
+    assert result.zero_variance_groups == 0
+    samples = step_samples(episodes, result.advantages)
+    assert len(samples) == sum(len(o.turns) for o in episodes)
+    assert sorted({round(s.advantage, 3) for s in samples}) == [-1.0, 1.0]
+    before = _weights(trainer.model)
+    trainer.compute_fixed_logps(samples)
+    stats = trainer.update(samples)
+    assert math.isfinite(stats["loss"]) and stats["grad_norm"] > 0
+    assert _changed(before, trainer.model)
+
+    # Resume: the checkpoint restores step, best validation and optimiser; nothing is left to run.
+    resumed = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "resume_from": "last"}), train_specs=tasks, val_specs=tasks[:1])
+    resumed.setup_model()
+    assert (resumed.step, resumed.best_step) == (2, 2)
+    assert resumed.optimizer.state_dict()["state"], "the optimiser's moments were restored"
+    assert resumed.train()["steps_this_run"] == 0
+
+    # The same resume through the command line: a config's fields as flags and --set, nothing left to run.
+    from typer.testing import CliRunner
+
+    from consoleagent.cli import app
+
+    result = CliRunner().invoke(app, ["train", "grpo", "--model", str(tiny_model), "--out", str(out), "--steps", "2",
+                                      "--tasks", "vpc-create-vpc-01 vpc-create-vpc-02", "--val-tasks", "vpc-create-vpc-01",
+                                      "--resume", "last", "--set", "max_episode_steps=1"])
+    assert result.exit_code == 0, result.output
+    assert "resuming at step 2 of 2" in result.output and "GRPO done: 2 steps (0 this run)" in result.output
+
+
+def test_vllm_generator_is_refused_clearly_without_vllm(tiny_model: Path, tmp_path: Path) -> None:
+    from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, select_generator, vllm_usable
+
+    if vllm_usable():
+        pytest.skip("vLLM and a GPU are present")
+    config = GRPORunConfig(model=str(tiny_model), generator="vllm")
+    with pytest.raises(GeneratorUnavailable, match="generator=transformers"):
+        select_generator(config, None, None)
+    assert select_generator(GRPORunConfig(model=str(tiny_model)), None, None).name == "transformers"
+    with pytest.raises(ValueError, match="group_size must be at least 1"):
+        GRPORunConfig(model="m", group_size=0).validate()
+
+
+def test_lora_update_moves_only_the_adapter_and_the_reference_is_the_base(tiny_model: Path, tmp_path: Path) -> None:
+    """With LoRA the reference is the same network with the adapter disabled: KL starts at 0 and grows
+    as the adapter learns; the base weights never move. Samples here are real token ids of a chat prompt."""
+    from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer, StepSample
+
+    config = GRPORunConfig(model=str(tiny_model), output_dir=str(tmp_path / "lora"), lora={"r": 4, "alpha": 8, "dropout": 0.0},
+                           learning_rate=5e-2, beta=0.1, updates_per_step=3, micro_batch=1, temperature=1.0)
+    trainer = StepGRPOTrainer(config, train_specs=[], val_specs=[])
+    trainer.setup_model()
+    tok = trainer.tokenizer
+    prompt = tok.apply_chat_template([{"role": "user", "content": "Goal: create a VPC"}], add_generation_prompt=True,
+                                     tokenize=False)
+    prompt_ids = list(tok(prompt, add_special_tokens=False)["input_ids"])
+    good = list(tok("Thought: open it\nAction: click(3)", add_special_tokens=False)["input_ids"]) + [tok.eos_token_id]
+    bad = list(tok("Action: back()", add_special_tokens=False)["input_ids"]) + [tok.eos_token_id]
+    samples = [StepSample(prompt_ids, good, 1.0), StepSample(prompt_ids, bad, -1.0)]
+    base = {k: v.detach().clone() for k, v in trainer.model.state_dict().items() if "lora_" not in k}
+    adapter = {k: v.detach().clone() for k, v in trainer.model.state_dict().items() if "lora_" in k}
+    trainer.compute_fixed_logps(samples)
+    assert torch.allclose(samples[0].old_logps, samples[0].ref_logps)  # adapter B = 0 at the start: policy == base
+    stats = trainer.update(samples)
+    assert stats["kl"] > 0 and stats["clip_fraction"] > 0 and math.isfinite(stats["loss"])  # 3 updates: the ratio moved
+    state = trainer.model.state_dict()
+    assert all(torch.equal(v, state[k]) for k, v in base.items())
+    assert any(not torch.equal(v, state[k]) for k, v in adapter.items())
+    trainer.compute_fixed_logps(samples)  # the good answer became more likely than before, the bad one less
+    assert float(samples[0].old_logps.sum()) > float(samples[0].ref_logps.sum())
+    assert float(samples[1].old_logps.sum()) < float(samples[1].ref_logps.sum())
+    trainer.save_checkpoint()
+    assert (tmp_path / "lora" / "checkpoint-0" / "adapter_config.json").exists()
+    final = trainer.save_model(tmp_path / "lora" / "final")
+    assert not (final / "adapter_config.json").exists() and (final / "config.json").exists()  # merged
+    resumed = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "resume_from": str(tmp_path / "lora" / "checkpoint-0")}),
+                              train_specs=[], val_specs=[])
+    resumed.setup_model()
+    restored = resumed.model.state_dict()
+    assert all(torch.equal(v, restored[k]) for k, v in trainer.model.state_dict().items() if "lora_" in k)
