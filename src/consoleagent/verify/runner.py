@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from consoleagent.verify.model import (DocumentReport, ProcedureReport, RunInfo, RunReport, StepReport, Summary,
-                                       VerifyReport)
+from consoleagent.verify.model import (Consistency, DocumentReport, ProcedureReport, RunInfo, RunReport, StepReport,
+                                       Summary, VerifyReport)
 from consoleagent.verify.targets import Plan, Target, plan
 from consoleagent.verify.verdict import combine, merge_discrepancies, outcome_discrepancy, run_verdict
 
@@ -171,8 +171,6 @@ def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: i
     shown = next((a[0] for a, r in zip(alignments, run_reports) if r.verdict == combined), [])
     discrepancies = merge_discrepancies([a[1] for a in alignments]) if combined != "PASS" else []
     durations = [r.duration_s for r in run_reports]
-    from consoleagent.verify.model import Consistency
-
     return ProcedureReport(
         id=target.procedure_id, title=target.procedure.title, line=target.procedure.line, goal=target.spec.goal,
         task=target.task, outcome_source=target.outcome_source, verdict=combined,
