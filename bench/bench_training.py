@@ -126,6 +126,14 @@ def row(name: str, results: dict[str, Any], runs: int) -> str:
             f"{s['avg_seconds']} |")
 
 
+def shown(value: object) -> str:
+    """An argument as recorded in the results: a path inside the repository relative to it (the results
+    travel with the repository, this machine's checkout does not)."""
+    if isinstance(value, Path) and value.resolve().is_relative_to(ROOT):
+        return value.resolve().relative_to(ROOT).as_posix()
+    return str(value)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train-tasks", default="split=train product=vpc")
@@ -190,7 +198,7 @@ def main() -> None:
         "grpo_episodes_per_step": round(sum(r["episodes"] for r in grpo_steps) / max(1, len(grpo_steps)), 1),
         "seconds_per_episode": {name: r["summary"]["avg_seconds"] for name, r in results.items()},
     }
-    summary = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}, "phases_s": timer.phases,
+    summary = {"machine": machine(), "args": {k: shown(v) for k, v in vars(args).items()}, "phases_s": timer.phases,
                "tasks": {"train": [t.id for t in train], "val": [t.id for t in val], "test": [t.id for t in test]},
                "data": data, "model": model, "sft": {k: v for k, v in sft_metrics.items() if k != "action_accuracy"},
                "action_accuracy": {k: v for k, v in (sft_metrics.get("action_accuracy") or {}).items() if k != "examples"},

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import tempfile
 import time
 from datetime import date
 from pathlib import Path
 
-from common import machine
+from common import ROOT, machine
 
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.verify.evaluate import render
@@ -41,16 +42,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="report directories go here (resumable)")
     parser.add_argument("--keep", type=Path, default=None, help="copy the evaluations here (e.g. bench/results)")
     args = parser.parse_args()
-    out = args.out or Path(tempfile.mkdtemp(prefix="bench-verify-"))
+    out = (args.out or Path(tempfile.mkdtemp(prefix="bench-verify-"))).resolve()
+    keep = args.keep.resolve() if args.keep else None
+    # Run from the repository root with a relative documents path: the reports name documents as given,
+    # so the kept summaries say src/consoleagent/suite/documents/..., not this machine's checkout.
+    os.chdir(ROOT)
+    documents = DOCUMENTS_ROOT.relative_to(ROOT) if DOCUMENTS_ROOT.is_relative_to(ROOT) else DOCUMENTS_ROOT
     print(f"machine: {machine()}")
-    print(f"documents: {DOCUMENTS_ROOT}, runs {args.runs}, workers {args.workers}, reports in {out}")
+    print(f"documents: {documents}, runs {args.runs}, workers {args.workers}, reports in {out}")
     print(f"{'policy':12s} {'release':8s} {'procs':>5s} {'scored':>6s} {'precision':>9s} {'recall':>7s} {'F1':>7s} "
           f"{'verdict acc':>11s} {'PASS/DRIFT/FAIL/ERROR':>22s} {'s/proc':>7s} {'wall s':>7s}")
     for policy in args.policies.split(","):
         for release in args.releases.split(","):
             directory = out / f"{policy}-{release}"
             started = time.monotonic()
-            report = run_verify(VerifyConfig(documents=[DOCUMENTS_ROOT], out_dir=directory, release=release, policy=policy,
+            report = run_verify(VerifyConfig(documents=[documents], out_dir=directory, release=release, policy=policy,
                                              runs=args.runs, workers=args.workers, command="bench/bench_verify.py"))
             evaluation = evaluate_dir(directory)
             (directory / "evaluation.json").write_text(json.dumps(evaluation, indent=1), encoding="utf-8")
@@ -61,8 +67,8 @@ def main() -> None:
                   f"{pct(evaluation['verdicts'].get('accuracy')):>11s} "
                   f"{'/'.join(str(v[k]) for k in ('PASS', 'DRIFT', 'FAIL', 'ERROR')):>22s} "
                   f"{evaluation['seconds_per_procedure'] or 0:7.2f} {time.monotonic() - started:7.0f}", flush=True)
-            if args.keep:
-                kept = args.keep / f"{date.today().isoformat()}-verify-{policy}-{release}"
+            if keep:
+                kept = keep / f"{date.today().isoformat()}-verify-{policy}-{release}"
                 kept.mkdir(parents=True, exist_ok=True)
                 for name in ("evaluation.json", "evaluation.md", "summary.md"):
                     shutil.copy(directory / name, kept / name)
