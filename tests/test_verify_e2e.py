@@ -19,7 +19,8 @@ import yaml
 
 from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
 from consoleagent.verify.evaluate import evaluate
-from consoleagent.verify.runner import VerifyConfig, evaluate_dir, load_report, run_verify
+from consoleagent.verify.review import load_report
+from consoleagent.verify.runner import VerifyConfig, evaluate_dir, run_verify
 
 CREATE_VPC = DOCUMENTS_ROOT / "stratus/vpc/create-vpc.md"
 WITH_VSWITCH = DOCUMENTS_ROOT / "stratus/vpc/create-vpc-with-vswitch.md"

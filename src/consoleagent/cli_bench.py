@@ -74,6 +74,7 @@ def bench(
     from consoleagent.bench.harness import BenchConfig, BenchConfigError, check_run, command_line, run_bench
     from consoleagent.bench.pricing import PriceTable, PriceTableError
     from consoleagent.bench.report import PlottingUnavailable, cost_label
+    from consoleagent.bench.results import is_env_error
     from consoleagent.cli_tasks import load_selected
 
     try:
@@ -109,7 +110,7 @@ def bench(
                     f"[yellow]{counts['env']} env errors[/yellow]")
 
         def seen(record: dict) -> None:
-            env_error = record.get("status") == "env_error" and not record.get("policy_error")
+            env_error = is_env_error(record)
             passed = not env_error and (record.get("reward") or 0) >= 1.0
             counts["env" if env_error else "passed" if passed else "failed"] += 1
             progress.update(bar, advance=1, description=describe())

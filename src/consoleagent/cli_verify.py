@@ -157,8 +157,8 @@ def review(
 
     Judgements go to <dir>/reviews.jsonl and carry over to later reports of the same documents (the ids are
     stable); the reports then show the precision of confirmed defects."""
-    from consoleagent.verify.review import record_review, review_app
-    from consoleagent.verify.runner import load_report, write_outputs
+    from consoleagent.verify.review import load_report, record_review, review_app
+    from consoleagent.verify.runner import write_outputs
 
     report = load_report(report_dir)
     known = {d.id: p.id for p in report.procedures() for d in p.discrepancies}

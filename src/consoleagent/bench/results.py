@@ -28,6 +28,12 @@ def split_key(key: str) -> tuple[str, int]:
     return task, int(run)
 
 
+def is_env_error(record: dict[str, Any]) -> bool:
+    """The episode was lost to the environment (after its retries): never a failure of the agent. An oracle
+    whose solution did not fit the page is a policy error, reported as env_error but scored as a failure."""
+    return record.get("status") == "env_error" and not record.get("policy_error")
+
+
 def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTable, model: str | None) -> dict[str, Any]:
     """One ledger record (a RolloutResult plus what the bench worker added) as a results entry."""
     task, run = split_key(record["key"])
@@ -36,7 +42,7 @@ def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTa
     usage = usage_of(trace)
     price = prices.price(model)
     policy_error = bool(record.get("policy_error"))
-    env_error = record.get("status") == "env_error" and not policy_error
+    env_error = is_env_error(record)
     entry = {
         "key": record["key"], "task": task, "run": run,
         "product": spec.product if spec else None, "difficulty": spec.difficulty if spec else None,

@@ -25,13 +25,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from consoleagent.verify.review import REPORT_FILE, load_report
 from consoleagent.verify.model import (Consistency, DocumentReport, ProcedureReport, RunInfo, RunReport, StepReport,
                                        Summary, VerifyReport)
 from consoleagent.verify.targets import Plan, Target, plan
 from consoleagent.verify.verdict import combine, merge_discrepancies, outcome_discrepancy, run_verdict
 
 REQUEST_FILE = "verify.json"
-REPORT_FILE = "report.json"
 EPISODES_DIR = "episodes"
 
 
@@ -256,10 +256,6 @@ def write_outputs(report: VerifyReport, out_dir: Path, *, junit: Path | None = N
     (out_dir / REPORT_FILE).write_text(report.model_dump_json(indent=1), encoding="utf-8")
     write_reports(report, out_dir, junit=junit)
     return report
-
-
-def load_report(out_dir: Path) -> VerifyReport:
-    return VerifyReport.model_validate_json((Path(out_dir) / REPORT_FILE).read_text(encoding="utf-8"))
 
 
 def _now() -> str:

@@ -11,6 +11,7 @@ least one successful console write.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,11 +139,17 @@ def _spec_from_task(task: TaskSpec, path: Path, document: Document, procedure: P
     return task.model_copy(update={"release": release, "document": _document_ref(path, document, procedure)})
 
 
-def _spec_without_task(path: Path, document: Document, procedure: Procedure, release: str) -> TaskSpec:
+@functools.cache
+def _matcher() -> Any:
+    """ResourceCoder's offline matcher over the stratus templates, built once per process."""
     from consoleagent.provisioning.library_stratus import stratus_library
     from consoleagent.provisioning.request_matcher import RequestMatcher
 
-    matcher = RequestMatcher(stratus_library())
+    return RequestMatcher(stratus_library())
+
+
+def _spec_without_task(path: Path, document: Document, procedure: Procedure, release: str) -> TaskSpec:
+    matcher = _matcher()
     requires: list[dict[str, Any]] = []
     for line in procedure.prerequisites:
         for requirement in matcher.match(line) or []:

@@ -14,14 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from consoleagent.bench.results import is_env_error
 from consoleagent.verify.model import Consistency, Discrepancy, Evidence
 
 # The worse verdict wins a tie between runs: a report should not hide a failure it saw half the time.
 SEVERITY = {"PASS": 0, "DRIFT": 1, "FAIL": 2, "ERROR": -1}
-
-
-def is_env_error(record: dict[str, Any]) -> bool:
-    return record.get("status") == "env_error" and not record.get("policy_error")
 
 
 def goal_reached(record: dict[str, Any], expected: str) -> bool:
