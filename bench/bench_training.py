@@ -9,8 +9,9 @@ step, per episode) to say how it scales.
 
 Every phase skips what its output directory already holds, so an interrupted run resumes.
 
-Run: python bench/bench_training.py [--train-tasks SEL] [--train-limit 8] [--test-tasks SEL] [--test-limit 10]
-     [--runs 3] [--sft-epochs 2] [--grpo-steps 3] [--step-cap 15] [--work DIR] [--out bench/results/DATE-training]
+Run: python bench/bench_training.py [--train-tasks SEL] [--train-limit 0] [--test-tasks SEL] [--test-limit 10]
+     [--runs 3] [--sft-steps 300] [--grpo-steps 4] [--step-cap 15] [--work DIR] [--out bench/results/DATE-training]
+(``--help`` lists every knob: model size, system message, bf16, GRPO's B, G and learning rate.)
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def capped(tasks: list[Any], cap: int) -> list[Any]:
 def pick(selector: str, limit: int, cap: int) -> list[Any]:
     """``limit`` tasks spread over ``selector`` whose oracle solution fits the step cap (with 3 steps to spare)."""
     tasks = [t for t in load_suite(selector) if len(t.oracle) + 3 <= cap]
-    stride = max(1, len(tasks) // max(1, limit))  # spread over the families rather than the first few
+    if limit <= 0:
+        return capped(tasks, cap)
+    stride = max(1, len(tasks) // limit)  # spread over the families rather than the first few
     return capped(tasks[::stride][:limit], cap)
 
 
@@ -55,13 +58,14 @@ class Timer:
         return value
 
 
-def build_data(work: Path, train: list[Any]) -> dict[str, Any]:
+def build_data(work: Path, train: list[Any], args: argparse.Namespace) -> dict[str, Any]:
     from consoleagent.training.collect import collect
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import write_samples
+    from consoleagent.training.samples import system_text, write_samples
 
-    collect(train, work / "collect", runs=1, workers=2, command="bench/bench_training.py")
-    built = build_samples(work / "collect", specs={t.id: t for t in train}, val_fraction=0.25)
+    collect(train, work / "collect", runs=args.collect_runs, workers=2, command="bench/bench_training.py")
+    built = build_samples(work / "collect", specs={t.id: t for t in train}, val_fraction=args.val_fraction,
+                          system=system_text(args.system))
     write_samples(built.train, work / "samples.jsonl")
     write_samples(built.val, work / "samples.val.jsonl")
     return {"train": len(built.train), "val": len(built.val), "val_tasks": built.val_tasks,
@@ -90,8 +94,10 @@ def sft(work: Path, args: argparse.Namespace) -> dict[str, Any]:
         return json.loads((work / "sft" / "metrics.json").read_text())
     return run_sft(SFTRunConfig(model=str(work / "tiny"), train_file=str(work / "samples.jsonl"),
                                 val_file=str(work / "samples.val.jsonl"), output_dir=str(work / "sft"), epochs=args.sft_epochs,
-                                learning_rate=args.sft_lr, batch_size=8, accuracy_samples=args.accuracy_samples,
-                                accuracy_max_new_tokens=64))
+                                max_steps=args.sft_steps, learning_rate=args.sft_lr, lr_scheduler="cosine", warmup_steps=0.05,
+                                batch_size=8, bf16=args.bf16, save_steps=max(1, args.sft_steps // 4) if args.sft_steps > 0 else None,
+                                eval_steps=10**6, accuracy_samples=args.accuracy_samples, accuracy_max_new_tokens=64,
+                                progress=False, logging_steps=5))
 
 
 def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any]) -> dict[str, Any]:
@@ -100,9 +106,10 @@ def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any])
     out = work / "grpo"
     if (out / "summary.json").exists():
         return json.loads((out / "summary.json").read_text())
-    config = GRPORunConfig(model=str(work / "sft" / "final"), output_dir=str(out), steps=args.grpo_steps, tasks_per_step=2,
+    config = GRPORunConfig(model=str(work / "sft" / "final"), output_dir=str(out), steps=args.grpo_steps,
                            group_size=args.group_size, oversample=1, temperature=1.0, max_new_tokens=64,
                            max_episode_steps=args.grpo_episode_steps, learning_rate=args.grpo_lr, beta=0.1,
+                           tasks_per_step=args.grpo_tasks,
                            val_every=args.grpo_steps, seed=0, resume_from="last" if any(out.glob("checkpoint-*")) else None)
     return StepGRPOTrainer(config, train_specs=train, val_specs=val[:2]).train()
 
@@ -137,22 +144,30 @@ def shown(value: object) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train-tasks", default="split=train product=vpc")
-    parser.add_argument("--train-limit", type=int, default=8)
+    parser.add_argument("--train-limit", type=int, default=0, help="0: every training task that fits the step cap")
+    parser.add_argument("--collect-runs", type=int, default=1, help="oracle runs per training task")
+    parser.add_argument("--val-fraction", type=float, default=0.1, help="training tasks held out for SFT's validation")
+    parser.add_argument("--system", default="compact", choices=["compact", "full"], help="the samples' system message")
     parser.add_argument("--val-tasks", default="split=val product=vpc")
     parser.add_argument("--test-tasks", default="split=test product=vpc")
     parser.add_argument("--test-limit", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--train-eval-limit", type=int, default=8, help="training tasks the trained models are also run on")
     parser.add_argument("--step-cap", type=int, default=15, help="every task's step limit is capped at this (all policies)")
-    parser.add_argument("--vocab", type=int, default=2048)
-    parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--sft-epochs", type=float, default=2.0)
-    parser.add_argument("--sft-lr", type=float, default=2e-3)
-    parser.add_argument("--accuracy-samples", type=int, default=24)
-    parser.add_argument("--grpo-steps", type=int, default=3)
-    parser.add_argument("--group-size", type=int, default=2)
-    parser.add_argument("--grpo-episode-steps", type=int, default=4)
-    parser.add_argument("--grpo-lr", type=float, default=1e-5)
+    parser.add_argument("--vocab", type=int, default=4096)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--sft-epochs", type=float, default=1.0)
+    parser.add_argument("--sft-steps", type=int, default=300, help="optimiser steps of 8 samples (> 0 overrides epochs)")
+    parser.add_argument("--sft-lr", type=float, default=3e-3)
+    parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=True,
+                        help="bf16 autocast in SFT (1.5-1.8x faster on CPUs with AVX512-BF16)")
+    parser.add_argument("--accuracy-samples", type=int, default=64)
+    parser.add_argument("--grpo-steps", type=int, default=4)
+    parser.add_argument("--grpo-tasks", type=int, default=2, help="tasks per GRPO step (B)")
+    parser.add_argument("--group-size", type=int, default=4)
+    parser.add_argument("--grpo-episode-steps", type=int, default=8)
+    parser.add_argument("--grpo-lr", type=float, default=2e-5)
     parser.add_argument("--workers", type=int, default=2, help="bench workers for the oracle and the docfollower")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-training"), help="models, worlds, raw results")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"{date.today().isoformat()}-training")
@@ -165,7 +180,7 @@ def main() -> None:
     val = pick(args.val_tasks, 4, args.step_cap)
     test = pick(args.test_tasks, args.test_limit, args.step_cap)
     print(f"machine: {machine()}\ntrain {len(train)}, val {len(val)}, test {len(test)} tasks; runs {args.runs}; step cap {args.step_cap}")
-    data = timer.run("collect + samples", lambda: build_data(work, train))
+    data = timer.run("collect + samples", lambda: build_data(work, train, args))
     model = timer.run("tiny model", lambda: build_model(work, args)) if not (work / "tiny" / "config.json").exists() \
         else model_info(work / "tiny")
     sft_metrics = timer.run("sft", lambda: sft(work, args))
@@ -180,6 +195,16 @@ def main() -> None:
         "tiny SFT+GRPO": timer.run("bench grpo", lambda: bench(work, "grpo", "hf", {**hf, "model": str(work / "grpo" / "final")},
                                                              test, args.runs, 1, selector)),
     }
+    # In-distribution: the same models on training tasks (what SFT fitted and GRPO trained on), one run each.
+    seen = train[::max(1, len(train) // max(1, args.train_eval_limit))][:args.train_eval_limit]
+    seen_selector = " ".join(t.id for t in seen)
+    on_train = {
+        "tiny SFT": timer.run("bench sft (train tasks)", lambda: bench(work, "sft-train", "hf", {**hf, "model": str(work / "sft" / "final")},
+                                                                     seen, 1, 1, seen_selector)),
+        "tiny SFT+GRPO": timer.run("bench grpo (train tasks)", lambda: bench(work, "grpo-train", "hf",
+                                                                           {**hf, "model": str(work / "grpo" / "final")}, seen, 1, 1,
+                                                                           seen_selector)),
+    } if seen else {}
     comparison = compare(results["tiny SFT"], results["tiny SFT+GRPO"])
     grpo_log = [json.loads(line) for line in (work / "grpo" / "log.jsonl").read_text().splitlines() if line.strip()]
     for name in ("metrics.json", "loss.png"):
@@ -203,13 +228,17 @@ def main() -> None:
                "data": data, "model": model, "sft": {k: v for k, v in sft_metrics.items() if k != "action_accuracy"},
                "action_accuracy": {k: v for k, v in (sft_metrics.get("action_accuracy") or {}).items() if k != "examples"},
                "grpo": grpo_summary, "grpo_steps": [{k: v for k, v in r.items() if k != "rollouts"} for r in grpo_log],
-               "comparison_grpo_over_sft": comparison, "scaling": scaling}
+               "comparison_grpo_over_sft": comparison, "scaling": scaling,
+               "on_train_tasks": {name: {k: v for k, v in r.items() if k != "episodes"} for name, r in on_train.items()}}
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     lines = [f"# Training pipeline benchmark ({date.today().isoformat()})", "", f"- machine: {machine()}",
              f"- command: `python bench/bench_training.py {' '.join(f'--{k.replace(chr(95), chr(45))} {v}' for k, v in vars(args).items() if k not in ('work', 'out'))}`",
              f"- test tasks ({len(test)}): {', '.join(t.id for t in test)}", "",
              "| policy | tasks | scored/episodes | pass@1 | pass@%d | cost / task | avg steps | avg s |" % args.runs,
              "|---|---:|---:|---:|---:|---:|---:|---:|", *[row(n, r, args.runs) for n, r in results.items()], "",
+             f"On {len(seen)} training tasks (seen in SFT and GRPO), 1 run:", "",
+             "| policy | tasks | scored/episodes | pass@1 | pass@1 | cost / task | avg steps | avg s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|", *[row(n, r, 1) for n, r in on_train.items()], "",
              "GRPO over SFT (paired by task):", "", markdown(comparison, "SFT", "SFT+GRPO"), "",
              f"SFT action accuracy: {json.dumps(summary['action_accuracy'])}", "", f"phases (s): {json.dumps(timer.phases)}",
              "", f"scaling: {json.dumps(scaling)}"]

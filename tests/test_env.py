@@ -4,6 +4,7 @@ environment faults (crashes, server errors, lost login) ending the episode as en
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -134,3 +135,13 @@ def test_unreachable_console_fails_reset_as_env_error(playwright_instance: Any) 
         assert "ERR_CONNECTION_REFUSED" in exc.value.cause or "network" in exc.value.cause
     finally:
         unreachable.close()
+
+
+def test_in_process_stratus_removes_its_throwaway_database_when_stopped() -> None:
+    """Each benchmark worker starts its own stratus; its temporary SQLite file must not outlive it."""
+    adapter = StratusAdapter(time_scale=20.0)
+    adapter.start()
+    database = adapter.runtime.settings.database_url.removeprefix("sqlite:///")
+    assert Path(database).is_file()
+    adapter.stop()
+    assert not Path(database).parent.exists()

@@ -195,6 +195,36 @@ def test_samples_command(collected: Path, tmp_path: Path) -> None:
     report = json.loads((tmp_path / "data" / "samples.report.json").read_text())
     assert report["train"] == len(load_samples(out)) and report["val"] == len(load_samples(tmp_path / "data" / "samples.val.jsonl"))
     assert [f["filter"] for f in report["filters"]] == ["task", "errors", "no-ops", "loops", "detours"]
+    assert report["system"] == "full" and load_samples(out)[0]["prompt"][0]["content"] == system_text()
+
+    compact = tmp_path / "compact" / "samples.jsonl"
+    run = CliRunner().invoke(app, ["samples", "--from", str(collected), "--out", str(compact), "--val-fraction", "0.5",
+                                   "--system", "compact"])
+    assert run.exit_code == 0, run.output
+    rows, full = load_samples(compact), load_samples(out)
+    assert {row["prompt"][0]["content"] for row in rows} == {system_text("compact")}
+    # the same steps, observations and answers: only the system message differs
+    assert [(r["id"], r["prompt"][1:], r["completion"]) for r in rows] == [(r["id"], r["prompt"][1:], r["completion"]) for r in full]
+    assert len(system_text("compact")) < len(system_text()) / 8
+
+    bad = CliRunner().invoke(app, ["samples", "--from", str(collected), "--out", str(tmp_path / "x.jsonl"), "--system", "short"])
+    assert bad.exit_code == 2 and "--system 'short': expected one of full, compact" in bad.output
+
+
+def test_the_system_message_a_model_was_trained_with_travels_with_it(tmp_path: Path) -> None:
+    from consoleagent.training.samples import MODEL_PROMPT_FILE, model_system_prompt, save_model_prompt, shared_system_prompt
+
+    assert model_system_prompt(tmp_path) is None  # a model without the record: the caller's default applies
+    rows = [{"prompt": messages_for(f"## Goal\n{n}", system_text("compact"))} for n in range(3)]
+    assert shared_system_prompt(rows) == system_text("compact")
+    assert shared_system_prompt(rows + [{"prompt": messages_for("x")}]) is None
+    save_model_prompt(tmp_path, system_text("compact"))
+    assert model_system_prompt(tmp_path) == system_text("compact")
+    (tmp_path / MODEL_PROMPT_FILE).write_text('{"system": 1}')
+    with pytest.raises(SampleFormatError, match=rf"{MODEL_PROMPT_FILE}: expected a JSON object with a string field system_prompt"):
+        model_system_prompt(tmp_path)
+    with pytest.raises(ValueError, match="system prompt 'tiny': expected one of full, compact"):
+        system_text("tiny")
 
 
 def test_split_is_by_task_and_seeded() -> None:

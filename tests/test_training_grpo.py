@@ -99,10 +99,13 @@ def test_token_level_aggregation_over_micro_batches() -> None:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from consoleagent.training.samples import save_model_prompt, system_text
     from consoleagent.training.tiny_model import build_tiny_model
 
-    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", vocab_size=1024, hidden_size=64, layers=2, heads=4,
+    path = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", vocab_size=1024, hidden_size=64, layers=2, heads=4,
                             kv_heads=2)
+    save_model_prompt(path, system_text("compact"))  # as SFT on compact samples leaves it
+    return path
 
 
 def _weights(model: Any) -> dict[str, torch.Tensor]:
@@ -116,6 +119,7 @@ def _changed(before: dict[str, torch.Tensor], model: Any) -> bool:
 def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, tmp_path: Path, playwright_instance: Any) -> None:
     from consoleagent.suite.catalog import load_suite
     from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer, step_samples
+    from consoleagent.training.samples import model_system_prompt, system_text
 
     tasks = load_suite("vpc-create-vpc-01 vpc-create-vpc-02")
     out = tmp_path / "grpo"
@@ -144,6 +148,10 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     checkpoint = out / "checkpoint-2"
     assert (checkpoint / "optimizer.pt").exists() and (checkpoint / "rng.pt").exists()
     assert len(list((out / "rollouts" / "step-0001").glob("*.jsonl"))) == rows[0]["episodes"]
+    # rollouts are prompted with the system message the model was trained with, and its saves keep it
+    compact = system_text("compact")
+    assert compact in trainer.tokenizer.decode(trainer.last_episodes[0].turns[0].prompt_ids)
+    assert model_system_prompt(out / "final") == model_system_prompt(out / "best") == model_system_prompt(checkpoint) == compact
 
     # The tiny model's junk scores 0 everywhere: every group has zero variance and, at the start, the
     # policy is the reference, so the gradient is exactly 0. When a group does differ, the weights move.

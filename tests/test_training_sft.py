@@ -19,12 +19,12 @@ def samples(tmp_path_factory: pytest.TempPathFactory, playwright_instance: Any) 
     from consoleagent.suite.catalog import load_suite
     from consoleagent.training.collect import collect
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import write_samples
+    from consoleagent.training.samples import system_text, write_samples
 
     root = tmp_path_factory.mktemp("sft-data")
     tasks = load_suite("vpc-create-vpc-01")
     collect(tasks, root / "collect", runs=1, playwright=playwright_instance)
-    built = build_samples(root / "collect", specs={t.id: t for t in tasks}, val_fraction=0.0)
+    built = build_samples(root / "collect", specs={t.id: t for t in tasks}, val_fraction=0.0, system=system_text("compact"))
     assert len(built.train) >= 3, built.reports
     path = root / "train.jsonl"
     write_samples(built.train, path)
@@ -44,11 +44,11 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
                                                               tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM
 
+    from consoleagent.policies.hf import HFPolicy
+    from consoleagent.training.samples import model_system_prompt, system_text, write_samples
     from consoleagent.training.sft import SFTRunConfig, latest_checkpoint, run_sft
 
-    from consoleagent.training.samples import write_samples
-
-    rows = samples[1][:3]  # three real steps (about 3,500 tokens each): enough to overfit, quick on a CPU
+    rows = samples[1][:3]  # three real steps (about 2,000 tokens each): enough to overfit, quick on a CPU
     path = tmp_path / "three.jsonl"
     write_samples(rows, path)
     out = tmp_path / "sft"
@@ -69,6 +69,10 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
     reloaded = AutoModelForCausalLM.from_pretrained(checkpoint)
     final = AutoModelForCausalLM.from_pretrained(out / "final")
     assert sum(p.numel() for p in reloaded.parameters()) == sum(p.numel() for p in final.parameters())
+    # the compact system message the samples carry is recorded with the model, so the policy prompts it the same way
+    assert model_system_prompt(out / "final") == model_system_prompt(checkpoint) == system_text("compact")
+    policy = HFPolicy(str(out / "final"), max_new_tokens=4)
+    assert policy.system == system_text("compact") and policy.render_prompt("## Goal\nx").count(system_text("compact")) == 1
 
     # Resume from the last checkpoint with one more epoch: training continues from its global step.
     more = run_sft(SFTRunConfig(**{**config.__dict__, "epochs": 5, "resume_from": "last", "accuracy_samples": 0}))

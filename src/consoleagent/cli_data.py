@@ -81,15 +81,21 @@ def samples(
                                                                    "(their samples go to the val file only)."),
     seed: int = typer.Option(0, help="Seed of the task split."),
     root: Path = typer.Option(TASKS_ROOT, help="Folder of task files (the discrepancy ground truth)."),
+    system: str = typer.Option("full", help="The samples' system message: 'full' (the ReAct prompt chat models get, "
+                               "~1,600 tokens) or 'compact' (~100 tokens, for small models trained from scratch). "
+                               "SFT records it beside the model, and the hf policy prompts with it."),
 ) -> None:
     """Filter a collection (task and step filters, with counts) and write single-step chat samples for SFT and GRPO."""
     from consoleagent.cli_tasks import load_selected
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import write_samples
+    from consoleagent.training.samples import SYSTEM_PROMPTS, system_text, write_samples
 
+    if system not in SYSTEM_PROMPTS:
+        err.print(f"[red]--system {system!r}: expected one of {', '.join(SYSTEM_PROMPTS)}[/red]")
+        raise typer.Exit(2)
     specs = {s.id: s for s in load_selected(None, root)}
     try:
-        result = build_samples(source, specs=specs, val_fraction=val_fraction, seed=seed)
+        result = build_samples(source, specs=specs, val_fraction=val_fraction, seed=seed, system=system_text(system))
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
@@ -98,7 +104,7 @@ def samples(
     write_samples(result.val, val_path(out_path))
     report_path = out_path.with_name(out_path.stem + ".report.json")
     report_path.write_text(json.dumps({"source": str(source), "train": len(result.train), "val": len(result.val),
-                                       "val_tasks": result.val_tasks, "filters": result.reports}, indent=1), encoding="utf-8")
+                                       "val_tasks": result.val_tasks, "system": system, "filters": result.reports}, indent=1), encoding="utf-8")
     out.print(f"{len(result.train)} training samples → {out_path}; {len(result.val)} validation samples "
               f"({len(result.val_tasks)} held-out tasks) → {val_path(out_path)}; counts → {report_path}")
 

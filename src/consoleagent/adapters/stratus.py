@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ class StratusAdapter:
         self.balance_cents = balance_cents
         self.login_routine = FormLogin()
         self._handle: Any = None
+        self._scratch: Path | None = None  # the temporary database's folder, when this adapter made one
         self._admin: Any = None
         self._aliases = itertools.count(1)
 
@@ -53,7 +55,10 @@ class StratusAdapter:
             from stratus.config import Settings
             from stratus.server import start_in_thread
 
-            database = self.database_url or f"sqlite:///{Path(tempfile.mkdtemp(prefix='consoleagent-stratus-')) / 'stratus.db'}"
+            database = self.database_url
+            if database is None:  # a throw-away database, removed again by stop()
+                self._scratch = Path(tempfile.mkdtemp(prefix="consoleagent-stratus-"))
+                database = f"sqlite:///{self._scratch / 'stratus.db'}"
             settings = Settings(database_url=database, admin_token=self._admin_token, time_scale=self.time_scale,
                                 seed=self.seed, **({"release": self.release} if self.release else {}))
             self._handle = start_in_thread(settings)
@@ -71,6 +76,9 @@ class StratusAdapter:
             self._handle.stop()
             self._handle = None
             self._url = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     @property
     def admin(self) -> Any:

@@ -1,8 +1,9 @@
 """A local Hugging Face causal LM as a policy: the trained model in rollouts, benchmarks and GRPO.
 
 Each turn is one self-contained prompt, built by the same function as a training sample's prompt
-(``consoleagent.training.samples.messages_for``): the ReAct system prompt and the rendered
-observation, through the tokenizer's chat template. Generation is greedy at temperature 0 and
+(``consoleagent.training.samples.messages_for``): the system message and the rendered observation,
+through the tokenizer's chat template. The system message is the one the model was trained with,
+as SFT recorded it beside the weights (``consoleagent-prompt.json``), else the full ReAct prompt. Generation is greedy at temperature 0 and
 sampled otherwise (seeded when ``seed`` is given), one observation or a left-padded batch at a time.
 The answer is read by ``parse_react`` exactly as for ``LLMPolicy``; an unreadable answer is the
 agent's error (``meta["parse_error"]``), never a crash. A prompt over ``max_prompt_tokens`` keeps
@@ -24,7 +25,7 @@ from typing import Any
 from consoleagent.actions.react import parse_react
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
-from consoleagent.training.samples import messages_for, system_text
+from consoleagent.training.samples import messages_for, model_system_prompt, system_text
 
 CUT_MARKER = "\n[... part of the observation was cut to fit the prompt ...]\n"
 MIN_OBSERVATION_TOKENS = 32
@@ -64,26 +65,30 @@ class HFPolicy:
 
     def __init__(self, model: str, temperature: float = 0.0, top_p: float = 1.0, max_new_tokens: int = 96,
                  max_prompt_tokens: int = 3072, history_limit: int = 12, seed: int | None = None,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", system: str | None = None) -> None:
         loaded, tokenizer = load_pretrained(model, device)
+        recorded = model_system_prompt(model) if Path(model).expanduser().is_dir() else None
         self._setup(loaded, tokenizer, name=f"hf:{Path(model).name or model}", temperature=temperature, top_p=top_p,
                     max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, history_limit=history_limit,
-                    seed=seed, device=device)
+                    seed=seed, device=device, system=system or recorded)
 
     @classmethod
     def from_loaded(cls, model: Any, tokenizer: Any, temperature: float = 0.0, top_p: float = 1.0,
                     max_new_tokens: int = 96, max_prompt_tokens: int = 3072, history_limit: int = 12,
-                    seed: int | None = None, device: str | None = None, name: str | None = None) -> "HFPolicy":
+                    seed: int | None = None, device: str | None = None, name: str | None = None,
+                    system: str | None = None) -> "HFPolicy":
         """A policy over a model already in memory (GRPO's current policy); its train/eval mode is left as is."""
         policy = cls.__new__(cls)
         where = device or str(next(model.parameters()).device)
         label = name or f"hf:{Path(str(getattr(model.config, '_name_or_path', '') or 'in-memory')).name or 'in-memory'}"
         policy._setup(model, tokenizer, name=label, temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens,
-                      max_prompt_tokens=max_prompt_tokens, history_limit=history_limit, seed=seed, device=where)
+                      max_prompt_tokens=max_prompt_tokens, history_limit=history_limit, seed=seed, device=where,
+                      system=system)
         return policy
 
     def _setup(self, model: Any, tokenizer: Any, *, name: str, temperature: float, top_p: float, max_new_tokens: int,
-               max_prompt_tokens: int, history_limit: int, seed: int | None, device: str) -> None:
+               max_prompt_tokens: int, history_limit: int, seed: int | None, device: str,
+               system: str | None = None) -> None:
         if tokenizer.pad_token_id is None:
             raise ValueError(f"{name}: the tokenizer has no pad token (set tokenizer.pad_token before batching)")
         if not getattr(tokenizer, "chat_template", None):
@@ -91,7 +96,7 @@ class HFPolicy:
         self.model, self.tokenizer, self.name = model, tokenizer, name
         self.temperature, self.top_p, self.max_new_tokens = temperature, top_p, max_new_tokens
         self.max_prompt_tokens, self.history_limit, self.seed, self.device = max_prompt_tokens, history_limit, seed, device
-        self.system = system_text()
+        self.system = system or system_text()
         self._generations = 0  # seeds sampling: call n uses seed + n, so G rollouts of one policy differ
         self.turns: list[Turn] = []
         self.goal, self.document = "", []

@@ -6,7 +6,7 @@ so a new action reaches the prompt without editing it.
 from __future__ import annotations
 
 from consoleagent.actions.schema import describe_actions
-from consoleagent.actions.spec import DISCREPANCY_KINDS
+from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS
 
 INTRO = """\
 You operate the web console of a cloud provider in a real browser, for a user. You are given a goal \
@@ -61,6 +61,21 @@ in), call request_resource(description) describing it; you will be told what was
 - If an action fails, read the error and try something different; do not repeat a failing action.
 - When the goal is reached, call task_complete(answer) with a short summary. If the goal cannot be \
 reached in this console, call task_unachievable(reason)."""
+
+
+COMPACT = """\
+You operate a cloud console in a browser. Follow the document's steps to reach the goal; where the \
+console differs from the document, report it and carry on. Ids are the numbers in brackets on the \
+current page.
+Answer with one line Thought: <what you do and why> and one line Action: <one call>.
+Actions: {signatures}."""
+
+
+def compact_system_prompt() -> str:
+    """A system message of about a hundred tokens for small models trained from scratch: the full
+    prompt (~1,600 tokens) is the same in every sample, so a model that learns the format from
+    data only pays for it in sequence length. Signatures still come from the action table."""
+    return COMPACT.format(signatures=", ".join(spec.signature() for spec in ACTIONS.values()))
 
 
 def system_prompt(vision: bool = False, tool_calling: bool = False) -> str:

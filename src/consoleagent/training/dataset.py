@@ -21,10 +21,11 @@ class SampleSet:
 
 
 def build_samples(results_dir: str | Path, *, specs: dict[str, Any] | None = None, val_fraction: float = 0.1,
-                  seed: int = 0) -> SampleSet:
+                  seed: int = 0, system: str | None = None) -> SampleSet:
     """Filter the episodes of ``results_dir`` and cut the kept steps into samples, split by task.
 
-    ``specs`` (task id → TaskSpec) gives the discrepancy ground truth; by default the shipped suite's."""
+    ``specs`` (task id → TaskSpec) gives the discrepancy ground truth; by default the shipped suite's.
+    ``system`` is the samples' system message (``samples.system_text(profile)``; the full prompt when None)."""
     episodes = load_ledger(results_dir)
     if specs is None:
         from consoleagent.suite.catalog import load_suite
@@ -34,7 +35,7 @@ def build_samples(results_dir: str | Path, *, specs: dict[str, Any] | None = Non
     kept, task_report = task_filter(episodes, truth)
     steps = [item for episode in kept for item in episode_steps(episode)]
     steps, step_reports = apply_step_filters(steps)
-    samples = [sample_of(item) for item in steps]
+    samples = [sample_of(item, system) for item in steps]
     val_tasks = split_tasks(sorted({e.task_id for e in kept}), val_fraction, seed)
     result = SampleSet(reports=[task_report, *step_reports], val_tasks=val_tasks)
     for sample in samples:
@@ -42,10 +43,10 @@ def build_samples(results_dir: str | Path, *, specs: dict[str, Any] | None = Non
     return result
 
 
-def sample_of(item: StepItem) -> dict[str, Any]:
+def sample_of(item: StepItem, system: str | None = None) -> dict[str, Any]:
     episode: Episode = item.episode
     return make_sample(task_id=episode.task_id, trajectory=str(episode.trajectory), run=episode.run, record=item.record,
-                       reward=episode.reward if episode.reward is not None else 0.0)
+                       reward=episode.reward if episode.reward is not None else 0.0, system=system)
 
 
 def split_tasks(task_ids: list[str], val_fraction: float, seed: int = 0) -> list[str]:

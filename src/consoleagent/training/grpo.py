@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
+from consoleagent.training.samples import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
 STATE_FILE = "trainer_state.json"
@@ -110,15 +111,15 @@ class TransformersGenerator:
 
     name = "transformers"
 
-    def __init__(self, model: Any, tokenizer: Any, config: GRPORunConfig) -> None:
-        self.model, self.tokenizer, self.config = model, tokenizer, config
+    def __init__(self, model: Any, tokenizer: Any, config: GRPORunConfig, system: str | None = None) -> None:
+        self.model, self.tokenizer, self.config, self.system = model, tokenizer, config, system
 
     def policy(self, *, temperature: float, seed: int | None) -> Any:
         from consoleagent.policies.hf import HFPolicy
 
         return HFPolicy.from_loaded(self.model, self.tokenizer, temperature=temperature, top_p=self.config.top_p,
                                     max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.config.max_prompt_tokens,
-                                    seed=seed, name="hf:grpo")
+                                    seed=seed, name="hf:grpo", system=self.system)
 
     def sync(self) -> None:
         return None
@@ -139,7 +140,7 @@ def vllm_usable() -> bool:
     return torch.cuda.is_available()
 
 
-def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any) -> Generator:
+def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any, system: str | None = None) -> Generator:
     """transformers unless vLLM is asked for (or ``auto`` finds it usable). A vLLM generator plugs in
     here: it would hold an ``LLM`` engine, load the policy's weights in ``sync()`` after each update,
     and return a policy whose ``act`` asks the engine and records the same ``turns``."""
@@ -147,7 +148,7 @@ def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any) -> Gener
         if config.generator == "vllm":
             raise GeneratorUnavailable("generator=vllm: no vLLM generator in this build (needs vllm and a GPU); "
                                        "use generator=transformers")
-    return TransformersGenerator(model, tokenizer, config)
+    return TransformersGenerator(model, tokenizer, config, system)
 
 
 # --- one step's data -----------------------------------------------------------------------------
@@ -276,6 +277,7 @@ class StepGRPOTrainer:
         self.accelerator = Accelerator(cpu=not torch.cuda.is_available())
         resume = self._resume_path()
         self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
+        self.system = model_system_prompt(self.config.model) if Path(self.config.model).is_dir() else None
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.reference = None
@@ -302,7 +304,8 @@ class StepGRPOTrainer:
             self.reference = self.reference.to(self.accelerator.device)
         if resume:
             self._restore(resume)
-        self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer)
+        self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer,
+                                          self.system)
 
     def _resume_path(self) -> Path | None:
         wanted = self.config.resume_from
@@ -536,10 +539,16 @@ class StepGRPOTrainer:
         tmp = path.with_name(path.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         model.save_pretrained(tmp)
-        self.tokenizer.save_pretrained(tmp)
+        self._save_tokenizer_and_prompt(tmp)
         shutil.rmtree(path, ignore_errors=True)
         tmp.rename(path)
         return path
+
+    def _save_tokenizer_and_prompt(self, path: Path) -> None:
+        """The tokenizer, and the system message the model was trained with (when SFT recorded one)."""
+        self.tokenizer.save_pretrained(path)
+        if self.system is not None:
+            save_model_prompt(path, self.system)
 
     def save_checkpoint(self) -> Path:
         """Model (or adapter) + optimiser + step + RNG, written to a temporary name then renamed."""
@@ -549,7 +558,7 @@ class StepGRPOTrainer:
         tmp = path.with_name(path.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         self.accelerator.unwrap_model(self.model).save_pretrained(tmp)
-        self.tokenizer.save_pretrained(tmp)
+        self._save_tokenizer_and_prompt(tmp)
         torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
         torch.save({"python": random.getstate(), "torch": torch.get_rng_state()}, tmp / "rng.pt")
         state = {"step": self.step, "best_val": self.best_val, "best_step": self.best_step, "config": asdict(self.config)}

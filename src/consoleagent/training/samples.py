@@ -25,18 +25,53 @@ class SampleFormatError(ValueError):
     """A samples file line that is not a sample; the message names the file, line and field."""
 
 
-@lru_cache(maxsize=4)
-def system_text(vision: bool = False) -> str:
-    """The system message (the ReAct prompt of ``consoleagent.policies.prompts``)."""
-    from consoleagent.policies.prompts import system_prompt
+SYSTEM_PROMPTS = ("full", "compact")
+MODEL_PROMPT_FILE = "consoleagent-prompt.json"
 
-    return system_prompt(vision=vision, tool_calling=False)
+
+@lru_cache(maxsize=4)
+def system_text(profile: str = "full") -> str:
+    """The system message: ``full`` is the ReAct prompt every chat-model policy gets; ``compact``
+    (~100 tokens) is for small models trained from scratch, which learn the format from the data."""
+    from consoleagent.policies.prompts import compact_system_prompt, system_prompt
+
+    if profile not in SYSTEM_PROMPTS:
+        raise ValueError(f"system prompt {profile!r}: expected one of {', '.join(SYSTEM_PROMPTS)}")
+    return compact_system_prompt() if profile == "compact" else system_prompt(vision=False, tool_calling=False)
 
 
 def messages_for(observation_text: str, system: str | None = None) -> list[dict[str, str]]:
     """The chat prompt for one observation: used by samples (training) and HFPolicy (acting)."""
     return [{"role": "system", "content": system_text() if system is None else system},
             {"role": "user", "content": observation_text}]
+
+
+def shared_system_prompt(samples: Iterable[dict[str, Any]]) -> str | None:
+    """The system message every sample shares (None when they differ or there are none)."""
+    systems = {sample["prompt"][0]["content"] for sample in samples}
+    return systems.pop() if len(systems) == 1 else None
+
+
+def save_model_prompt(model_dir: str | Path, system: str) -> Path:
+    """Record beside a trained model the system message it was trained with, so that the hf policy
+    prompts it exactly as in training (the model directory travels; code defaults may change)."""
+    path = Path(model_dir) / MODEL_PROMPT_FILE
+    path.write_text(json.dumps({"system_prompt": system}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def model_system_prompt(model_dir: str | Path) -> str | None:
+    """The system message recorded with a model (``save_model_prompt``), or None."""
+    path = Path(model_dir) / MODEL_PROMPT_FILE
+    if not path.is_file():
+        return None
+    try:
+        system = json.loads(path.read_text(encoding="utf-8"))["system_prompt"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise SampleFormatError(f"{path}: expected a JSON object with a string field system_prompt ({exc})") from None
+    if not isinstance(system, str):
+        raise SampleFormatError(f"{path}: system_prompt: expected a string, got {type(system).__name__}")
+    return system
 
 
 def completion_text(thought: str, action: str, document_step: int | None = None) -> str:
@@ -74,14 +109,16 @@ def teacher_thought(record: dict[str, Any]) -> str:
     return thought
 
 
-def make_sample(*, task_id: str, trajectory: str, run: int, record: dict[str, Any], reward: float) -> dict[str, Any]:
-    """One trajectory step record (``StepRecord.to_dict()``) as a sample."""
+def make_sample(*, task_id: str, trajectory: str, run: int, record: dict[str, Any], reward: float,
+                system: str | None = None) -> dict[str, Any]:
+    """One trajectory step record (``StepRecord.to_dict()``) as a sample (``system``: the system
+    message, the full prompt when None)."""
     step = int(record["step"])
     document_step = record.get("document_step")
     return {
         "id": f"{task_id}-r{run}-s{step}", "task_id": task_id, "trajectory": trajectory, "step": step,
         "document_step": document_step, "reward": float(reward),
-        "prompt": messages_for(record["observation"]),
+        "prompt": messages_for(record["observation"], system),
         "completion": [{"role": "assistant", "content": completion_text(teacher_thought(record), record["action"],
                                                                         document_step)}],
         "action": record["action"],
@@ -95,7 +132,8 @@ def run_index(path: Path) -> int:
 
 
 def samples_from_trajectory(path: str | Path, reward: float = 1.0, *, steps: Iterable[int] | None = None,
-                            run: int | None = None, task_id: str | None = None) -> list[dict[str, Any]]:
+                            run: int | None = None, task_id: str | None = None,
+                            system: str | None = None) -> list[dict[str, Any]]:
     """Every step of a trajectory file as a sample (only the step numbers in ``steps`` when given).
 
     Steps whose action did not parse are skipped: a completion must read back to its action."""
@@ -105,7 +143,7 @@ def samples_from_trajectory(path: str | Path, reward: float = 1.0, *, steps: Ite
     wanted = set(steps) if steps is not None else None
     task = task_id or str(trajectory.header.get("task", {}).get("id") or Path(path).stem)
     number = run_index(Path(path)) if run is None else run
-    return [make_sample(task_id=task, trajectory=str(path), run=number, record=record, reward=reward)
+    return [make_sample(task_id=task, trajectory=str(path), run=number, record=record, reward=reward, system=system)
             for record in trajectory.steps
             if (wanted is None or record["step"] in wanted) and record.get("action") and record.get("parsed") is not None]
 

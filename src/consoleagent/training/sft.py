@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from consoleagent.training.samples import save_model_prompt, shared_system_prompt
+
 LOSS_METRICS = ("loss", "eval_loss", "learning_rate", "grad_norm", "mean_token_accuracy", "eval_mean_token_accuracy")
 
 
@@ -53,6 +55,7 @@ class SFTRunConfig:
     seed: int = 0
     bf16: bool = False
     gradient_checkpointing: bool = False  # TRL's default is on: saves memory on big models, costs time on small ones
+    progress: bool = True  # a progress bar over the optimiser steps
     resume_from: str | None = None  # a checkpoint directory, or "last" for the newest under output_dir
 
     def validate(self) -> None:
@@ -105,8 +108,9 @@ def _sft_args(config: SFTRunConfig, has_eval: bool) -> Any:
         save_strategy="steps" if config.save_steps else "epoch", save_steps=config.save_steps or 500,
         save_total_limit=config.save_total_limit,
         eval_strategy=("steps" if config.eval_steps else "epoch") if has_eval else "no", eval_steps=config.eval_steps,
-        seed=config.seed, data_seed=config.seed, bf16=config.bf16, gradient_checkpointing=config.gradient_checkpointing, report_to="none", dataloader_num_workers=0,
-        use_cpu=not _cuda(), disable_tqdm=True,
+        seed=config.seed, data_seed=config.seed, bf16=config.bf16,
+        activation_checkpointing=config.gradient_checkpointing, report_to="none", dataloader_num_workers=0,
+        use_cpu=not _cuda(), disable_tqdm=not config.progress,
     )
 
 
@@ -130,10 +134,12 @@ def run_sft(config: SFTRunConfig) -> dict[str, Any]:
         tokenizer.pad_token = tokenizer.eos_token
     model = AutoModelForCausalLM.from_pretrained(config.model)
     train = training_dataset(config.train_file)
+    system = shared_system_prompt(train)
     val = training_dataset(config.val_file) if config.val_file else None
     resume = _resume_path(config, out)
     trainer = SFTTrainer(model=model, args=_sft_args(config, val is not None), train_dataset=train, eval_dataset=val,
-                         processing_class=tokenizer, peft_config=lora_config(config.lora) if config.lora is not None else None)
+                         processing_class=tokenizer, peft_config=lora_config(config.lora) if config.lora is not None else None,
+                         callbacks=[prompt_recorder(system)] if system is not None else None)
     started = time.monotonic()
     result = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     train_s = time.monotonic() - started
@@ -148,6 +154,8 @@ def run_sft(config: SFTRunConfig) -> dict[str, Any]:
     if val is not None:
         metrics["eval_loss"] = trainer.evaluate().get("eval_loss")
     final = save_final(trainer, tokenizer, out, lora=config.lora is not None)
+    if system is not None:
+        save_model_prompt(final, system)
     metrics["final_model"] = str(final)
     if config.accuracy_samples > 0:
         from consoleagent.training.samples import load_samples
@@ -174,6 +182,21 @@ def _resume_path(config: SFTRunConfig, out: Path) -> Path | None:
     if not (path / "trainer_state.json").exists():
         raise ValueError(f"resume_from: {path} is not a trainer checkpoint (no trainer_state.json)")
     return path
+
+
+def prompt_recorder(system: str) -> Any:
+    """A TrainerCallback that writes the system message into every checkpoint, so that a checkpoint
+    is a complete policy too (built here: transformers is an optional dependency)."""
+    from transformers import TrainerCallback
+
+    class RecordPrompt(TrainerCallback):
+        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            checkpoint = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+            if checkpoint.is_dir():
+                save_model_prompt(checkpoint, system)
+            return control
+
+    return RecordPrompt()
 
 
 def save_final(trainer: Any, tokenizer: Any, out: Path, *, lora: bool) -> Path:
