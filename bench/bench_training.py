@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import shutil
 import time
 from datetime import date
@@ -92,12 +93,19 @@ def sft(work: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     if (work / "sft" / "metrics.json").exists() and (work / "sft" / "final").exists():
         return json.loads((work / "sft" / "metrics.json").read_text())
-    return run_sft(SFTRunConfig(model=str(work / "tiny"), train_file=str(work / "samples.jsonl"),
-                                val_file=str(work / "samples.val.jsonl"), output_dir=str(work / "sft"), epochs=args.sft_epochs,
-                                max_steps=args.sft_steps, learning_rate=args.sft_lr, lr_scheduler="cosine", warmup_steps=0.05,
-                                batch_size=8, bf16=args.bf16, save_steps=max(1, args.sft_steps // 4) if args.sft_steps > 0 else None,
-                                eval_steps=10**6, accuracy_samples=args.accuracy_samples, accuracy_max_new_tokens=64,
-                                progress=False, logging_steps=5))
+    config = SFTRunConfig(model=str(work / "tiny"), train_file=str(work / "samples.jsonl"),
+                          val_file=str(work / "samples.val.jsonl"), output_dir=str(work / "sft"), epochs=args.sft_epochs,
+                          max_steps=args.sft_steps, learning_rate=args.sft_lr, lr_scheduler="cosine", warmup_steps=0.05,
+                          batch_size=8, bf16=args.bf16, save_steps=max(1, args.sft_steps // 4) if args.sft_steps > 0 else None,
+                          eval_steps=10**6, accuracy_samples=args.accuracy_samples, accuracy_max_new_tokens=64,
+                          progress=False, logging_steps=5)
+    # In a process of its own: a bf16 run sets accelerate's process-wide state, which GRPO (fp32) must not inherit.
+    child = multiprocessing.get_context("spawn").Process(target=run_sft, args=(config,))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise SystemExit(f"SFT failed (exit code {child.exitcode}); its output is above, its files under {work / 'sft'}")
+    return json.loads((work / "sft" / "metrics.json").read_text())
 
 
 def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any]) -> dict[str, Any]:

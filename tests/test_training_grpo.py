@@ -125,7 +125,8 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     out = tmp_path / "grpo"
     config = GRPORunConfig(model=str(tiny_model), output_dir=str(out), steps=2, tasks_per_step=2, group_size=2, oversample=1,
                            temperature=1.0, max_new_tokens=12, max_prompt_tokens=768, max_episode_steps=1,
-                           learning_rate=1e-3, beta=0.1, updates_per_step=1, micro_batch=4, val_every=2, seed=3)
+                           learning_rate=1e-3, beta=0.1, updates_per_step=1, micro_batch=4, val_every=2, seed=3,
+                           skip_without_signal=False)  # exercise the update path even on all-zero rewards
     trainer = StepGRPOTrainer(config, playwright=playwright_instance, train_specs=tasks, val_specs=tasks[:1])
     trainer.setup_model()
     initial = _weights(trainer.model)
@@ -191,6 +192,19 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     assert result.exit_code == 0, result.output
     assert "resuming at step 2 of 2" in result.output and "GRPO done: 2 steps (0 this run)" in result.output
 
+    # By default a batch without signal (every advantage 0) makes no optimiser step: the weights stay put.
+    trainer.config.skip_without_signal = True
+    before = _weights(trainer.model)
+    trainer.start_world()  # train() closed it
+    try:
+        row = trainer.train_step()
+    finally:
+        trainer.close()
+    if row["zero_variance_groups"] == row["groups"]:
+        assert row["updated"] is False and "loss" not in row and not _changed(before, trainer.model)
+    else:  # a rollout happened to succeed: then there is signal and an update
+        assert row["updated"] is True and _changed(before, trainer.model)
+
 
 def test_vllm_generator_is_refused_clearly_without_vllm(tiny_model: Path, tmp_path: Path) -> None:
     from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, select_generator, vllm_usable
@@ -242,3 +256,24 @@ def test_lora_update_moves_only_the_adapter_and_the_reference_is_the_base(tiny_m
     resumed.setup_model()
     restored = resumed.model.state_dict()
     assert all(torch.equal(v, restored[k]) for k, v in trainer.model.state_dict().items() if "lora_" in k)
+
+
+def test_grpo_refuses_to_inherit_mixed_precision_from_an_earlier_run_in_the_process() -> None:
+    """accelerate keeps one state per process: after a bf16 SFT, a plain Accelerator() silently runs
+    bf16 autocast. GRPO asks for fp32 and says why it cannot have it (in a child process: the state
+    must not leak into the other tests of this worker)."""
+    import subprocess
+    import sys
+
+    def run(script: str) -> str:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    fresh = "from consoleagent.training.grpo import fp32_accelerator\nprint(fp32_accelerator(cpu=True).mixed_precision)\n"
+    assert run(fresh).strip() == "no"
+    after_bf16 = ("from accelerate import Accelerator\nAccelerator(cpu=True, mixed_precision='bf16')\n"
+                  "from consoleagent.training.grpo import fp32_accelerator\n"
+                  "try:\n    fp32_accelerator(cpu=True)\nexcept RuntimeError as exc:\n    print(exc)\n")
+    message = run(after_bf16)
+    assert "GRPO computes in fp32" in message and "run GRPO in its own process" in message

@@ -71,6 +71,7 @@ class GRPORunConfig:
     updates_per_step: int = 1  # optimiser steps on one batch; the old log-probs stay fixed across them
     micro_batch: int = 4  # step samples per forward pass (gradients accumulate over the batch)
     max_grad_norm: float = 1.0
+    skip_without_signal: bool = True  # no optimiser step when every advantage is 0 (see train_step)
     lora: dict[str, Any] | None = None  # {r, alpha, dropout, target_modules}; reference = the adapter disabled
     val_every: int = 5
     save_every: int = 1
@@ -234,6 +235,20 @@ def token_logps(model: Any, batch: dict[str, Any], temperature: float, with_entr
 # --- the trainer --------------------------------------------------------------------------------
 
 
+def fp32_accelerator(*, cpu: bool) -> Any:
+    """An accelerate ``Accelerator`` without mixed precision. accelerate keeps one state per process:
+    after a bf16 run (a bf16 SFT earlier in the same process) a plain ``Accelerator()`` would silently
+    inherit bf16 autocast, and the policy would no longer be computed like its fp32 reference."""
+    from accelerate import Accelerator
+
+    try:
+        return Accelerator(cpu=cpu, mixed_precision="no")
+    except ValueError as exc:
+        raise RuntimeError("GRPO computes in fp32, but this process already set up accelerate with mixed precision "
+                           "(a bf16 SFT run earlier in the same process?): run GRPO in its own process "
+                           f"({exc})") from None
+
+
 class StepGRPOTrainer:
     """Step-level GRPO against an in-process stratus with Chromium; see the module docstring."""
 
@@ -268,13 +283,12 @@ class StepGRPOTrainer:
 
     def setup_model(self) -> None:
         import torch
-        from accelerate import Accelerator
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from trl.trainer.utils import disable_dropout_in_model
 
         random.seed(self.config.seed)
         torch.manual_seed(self.config.seed)
-        self.accelerator = Accelerator(cpu=not torch.cuda.is_available())
+        self.accelerator = fp32_accelerator(cpu=not torch.cuda.is_available())
         resume = self._resume_path()
         self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
         self.system = model_system_prompt(self.config.model) if Path(self.config.model).is_dir() else None
@@ -493,14 +507,18 @@ class StepGRPOTrainer:
                                "episode_len": _mean([float(len(o.turns)) for o in kept]),
                                "samples": len(samples), "action_tokens": sum(len(s.completion_ids) for s in samples)}
         t = time.monotonic()
-        if samples:  # zero advantages still carry the KL term; no samples (all excluded): nothing to learn
+        signal = any(s.advantage != 0.0 for s in samples)
+        if samples and (signal or not self.config.skip_without_signal):
+            # With every advantage 0 only the KL term is left. Its gradient is ~0 while the policy is
+            # near the reference, but Adam rescales even tiny gradients to steps of the learning rate's
+            # size, so such a step moves the weights on noise: skipped unless asked for.
             self.compute_fixed_logps(samples)
             row["time_logprobs_s"] = round(time.monotonic() - t, 3)
             t = time.monotonic()
             row.update(self.update(samples))
             row["time_update_s"] = round(time.monotonic() - t, 3)
             row["updated"] = True
-        else:
+        else:  # all excluded (nothing to learn from), or no signal (see above)
             row.update(updated=False, time_logprobs_s=0.0, time_update_s=0.0)
         row["time_rollout_s"] = round(rollout_s, 3)
         row["rollouts"] = [o.summary() for o in episodes]
