@@ -3,8 +3,9 @@
 Each turn is one self-contained prompt, built by the same function as a training sample's prompt
 (``consoleagent.training.samples.messages_for``): the system message and the rendered observation,
 through the tokenizer's chat template. The system message is the one the model was trained with,
-as SFT recorded it beside the weights (``consoleagent-prompt.json``), else the full ReAct prompt. Generation is greedy at temperature 0 and
-sampled otherwise (seeded when ``seed`` is given), one observation or a left-padded batch at a time.
+as SFT recorded it beside the weights (``consoleagent-prompt.json``), else the full ReAct prompt.
+Generation is greedy at temperature 0 and sampled otherwise (seeded when ``seed`` is given), one
+observation or a left-padded batch at a time.
 The answer is read by ``parse_react`` exactly as for ``LLMPolicy``; an unreadable answer is the
 agent's error (``meta["parse_error"]``), never a crash. A prompt over ``max_prompt_tokens`` keeps
 the observation's head (goal, document, history) and tail (the page's end) and cuts the middle.
@@ -67,7 +68,8 @@ class HFPolicy:
                  max_prompt_tokens: int = 3072, history_limit: int = 12, seed: int | None = None,
                  device: str = "cpu", system: str | None = None) -> None:
         loaded, tokenizer = load_pretrained(model, device)
-        recorded = model_system_prompt(model) if Path(model).expanduser().is_dir() else None
+        local = Path(model).expanduser()
+        recorded = model_system_prompt(local) if local.is_dir() else None
         self._setup(loaded, tokenizer, name=f"hf:{Path(model).name or model}", temperature=temperature, top_p=top_p,
                     max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, history_limit=history_limit,
                     seed=seed, device=device, system=system or recorded)

@@ -10,7 +10,8 @@ answer parsed with the same ReAct reader the agent uses; exact action, and same 
 The output directory holds ``checkpoint-*`` (TRL/transformers checkpoints: resumable),
 ``final/`` (a full model, LoRA merged, that ``AutoModelForCausalLM.from_pretrained`` and the hf
 policy load by path), ``adapter/`` (the LoRA adapter alone, with LoRA), ``metrics.json``,
-``log.jsonl`` (TRL's log history) and ``loss.png``.
+``log.jsonl`` (TRL's log history) and ``loss.png``. ``final/`` and every checkpoint also hold
+``consoleagent-prompt.json``, the system message the samples share, which the hf policy prompts with.
 """
 
 from __future__ import annotations
