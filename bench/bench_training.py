@@ -108,6 +108,21 @@ def sft(work: Path, args: argparse.Namespace) -> dict[str, Any]:
     return json.loads((work / "sft" / "metrics.json").read_text())
 
 
+def train_accuracy(work: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Single-step action accuracy of the SFT model on training samples (every 4th): how well it fitted
+    what it saw, beside the held-out figure SFT reports."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from consoleagent.training.samples import load_samples
+    from consoleagent.training.sft import action_accuracy
+
+    final = work / "sft" / "final"
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(final), AutoTokenizer.from_pretrained(final)
+    samples = load_samples(work / "samples.jsonl")[::4][:args.accuracy_samples]
+    scored = action_accuracy(model, tokenizer, samples, max_new_tokens=64, batch_size=8)
+    return {k: v for k, v in scored.items() if k != "examples"}
+
+
 def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any]) -> dict[str, Any]:
     from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer
 
@@ -192,6 +207,7 @@ def main() -> None:
     model = timer.run("tiny model", lambda: build_model(work, args)) if not (work / "tiny" / "config.json").exists() \
         else model_info(work / "tiny")
     sft_metrics = timer.run("sft", lambda: sft(work, args))
+    fitted = timer.run("action accuracy on training samples", lambda: train_accuracy(work, args))
     grpo_summary = timer.run("grpo", lambda: grpo(work, args, train, val))
     hf = {"max_new_tokens": 64}
     selector = " ".join(t.id for t in test)
@@ -235,6 +251,7 @@ def main() -> None:
                "tasks": {"train": [t.id for t in train], "val": [t.id for t in val], "test": [t.id for t in test]},
                "data": data, "model": model, "sft": {k: v for k, v in sft_metrics.items() if k != "action_accuracy"},
                "action_accuracy": {k: v for k, v in (sft_metrics.get("action_accuracy") or {}).items() if k != "examples"},
+               "action_accuracy_train": fitted,
                "grpo": grpo_summary, "grpo_steps": [{k: v for k, v in r.items() if k != "rollouts"} for r in grpo_log],
                "comparison_grpo_over_sft": comparison, "scaling": scaling,
                "on_train_tasks": {name: {k: v for k, v in r.items() if k != "episodes"} for name, r in on_train.items()}}
@@ -248,7 +265,8 @@ def main() -> None:
              "| policy | tasks | scored/episodes | pass@1 | pass@1 | cost / task | avg steps | avg s |",
              "|---|---:|---:|---:|---:|---:|---:|---:|", *[row(n, r, 1) for n, r in on_train.items()], "",
              "GRPO over SFT (paired by task):", "", markdown(comparison, "SFT", "SFT+GRPO"), "",
-             f"SFT action accuracy: {json.dumps(summary['action_accuracy'])}", "", f"phases (s): {json.dumps(timer.phases)}",
+             f"SFT action accuracy: {json.dumps(summary['action_accuracy'])}; on training samples: {json.dumps(fitted)}", "",
+             f"phases (s): {json.dumps(timer.phases)}",
              "", f"scaling: {json.dumps(scaling)}"]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
