@@ -130,7 +130,7 @@ def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any])
     if (out / "summary.json").exists():
         return json.loads((out / "summary.json").read_text())
     config = GRPORunConfig(model=str(work / "sft" / "final"), output_dir=str(out), steps=args.grpo_steps,
-                           group_size=args.group_size, oversample=1, temperature=1.0, max_new_tokens=64,
+                           group_size=args.group_size, oversample=1, temperature=args.grpo_temperature, max_new_tokens=64,
                            max_episode_steps=args.grpo_episode_steps, learning_rate=args.grpo_lr, beta=0.1,
                            tasks_per_step=args.grpo_tasks,
                            val_every=args.grpo_steps, seed=0, resume_from="last" if any(out.glob("checkpoint-*")) else None)
@@ -191,6 +191,7 @@ def main() -> None:
     parser.add_argument("--group-size", type=int, default=4)
     parser.add_argument("--grpo-episode-steps", type=int, default=8)
     parser.add_argument("--grpo-lr", type=float, default=2e-5)
+    parser.add_argument("--grpo-temperature", type=float, default=1.0, help="sampling temperature of the rollouts")
     parser.add_argument("--workers", type=int, default=2, help="bench workers for the oracle and the docfollower")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-training"), help="models, worlds, raw results")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"{date.today().isoformat()}-training")
