@@ -68,11 +68,9 @@ class HFPolicy:
                  max_prompt_tokens: int = 3072, history_limit: int = 12, seed: int | None = None,
                  device: str = "cpu", system: str | None = None) -> None:
         loaded, tokenizer = load_pretrained(model, device)
-        local = Path(model).expanduser()
-        recorded = model_system_prompt(local) if local.is_dir() else None
         self._setup(loaded, tokenizer, name=f"hf:{Path(model).name or model}", temperature=temperature, top_p=top_p,
                     max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, history_limit=history_limit,
-                    seed=seed, device=device, system=system or recorded)
+                    seed=seed, device=device, system=system or model_system_prompt(Path(model).expanduser()))
 
     @classmethod
     def from_loaded(cls, model: Any, tokenizer: Any, temperature: float = 0.0, top_p: float = 1.0,

@@ -39,10 +39,6 @@ class AdvantageResult:
     zero_variance_groups: int
     task_stats: dict[str, dict[str, float]] = field(default_factory=dict)  # task -> mean, std, n
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kept": self.kept, "excluded": self.excluded, "groups": self.groups,
-                "zero_variance_groups": self.zero_variance_groups}
-
 
 def _mean_std(values: Sequence[float]) -> tuple[float, float]:
     mean = sum(values) / len(values)

@@ -130,25 +130,13 @@ class GeneratorUnavailable(RuntimeError):
     pass
 
 
-def vllm_usable() -> bool:
-    """vLLM importable and a CUDA device present (the import is guarded: vLLM is an optional extra)."""
-    import importlib.util
-
-    if importlib.util.find_spec("vllm") is None:
-        return False
-    import torch
-
-    return torch.cuda.is_available()
-
-
 def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any, system: str | None = None) -> Generator:
-    """transformers unless vLLM is asked for (or ``auto`` finds it usable). A vLLM generator plugs in
-    here: it would hold an ``LLM`` engine, load the policy's weights in ``sync()`` after each update,
-    and return a policy whose ``act`` asks the engine and records the same ``turns``."""
-    if config.generator == "vllm" or (config.generator == "auto" and vllm_usable()):
-        if config.generator == "vllm":
-            raise GeneratorUnavailable("generator=vllm: no vLLM generator in this build (needs vllm and a GPU); "
-                                       "use generator=transformers")
+    """transformers (``auto`` too: there is no other generator yet). A vLLM generator plugs in here:
+    it would hold an ``LLM`` engine, load the policy's weights in ``sync()`` after each update, and
+    return a policy whose ``act`` asks the engine and records the same ``turns``."""
+    if config.generator == "vllm":
+        raise GeneratorUnavailable("generator=vllm: no vLLM generator in this build (needs vllm and a GPU); "
+                                   "use generator=transformers")
     return TransformersGenerator(model, tokenizer, config, system)
 
 
@@ -291,7 +279,7 @@ class StepGRPOTrainer:
         self.accelerator = fp32_accelerator(cpu=not torch.cuda.is_available())
         resume = self._resume_path()
         self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
-        self.system = model_system_prompt(self.config.model) if Path(self.config.model).is_dir() else None
+        self.system = model_system_prompt(self.config.model)
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.reference = None
@@ -636,8 +624,3 @@ def _right_aligned(rows: list[Any], k: int, like: Any) -> Any:
 def _mean(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None and math.isfinite(v)]
     return sum(present) / len(present) if present else None
-
-
-def run_grpo(config: GRPORunConfig, *, playwright: Any = None) -> dict[str, Any]:
-    """``consoleagent train grpo`` as a function."""
-    return StepGRPOTrainer(config, playwright=playwright).train()

@@ -8,7 +8,6 @@ the file and the field, so a typo never silently falls back to a default.
 from __future__ import annotations
 
 import dataclasses
-import json
 import typing
 from pathlib import Path
 from typing import Any, TypeVar
@@ -79,7 +78,3 @@ def load_config(cls: type[T], path: Path | None, overrides: dict[str, Any] | Non
         raise ConfigError(f"{where}: expected a mapping of fields at the top level")
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return from_mapping(cls, values, where)
-
-
-def to_json(config: Any) -> str:
-    return json.dumps(dataclasses.asdict(config), indent=1, default=str)
