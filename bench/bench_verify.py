@@ -14,7 +14,6 @@ Run: python bench/bench_verify.py [--policies oracle,docfollower] [--releases 20
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import tempfile
@@ -25,8 +24,7 @@ from pathlib import Path
 from common import ROOT, machine
 
 from consoleagent.suite import DOCUMENTS_ROOT
-from consoleagent.verify.evaluate import render
-from consoleagent.verify.runner import VerifyConfig, evaluate_dir, run_verify
+from consoleagent.verify.runner import VerifyConfig, run_verify, write_evaluation
 
 
 def pct(value: float | None) -> str:
@@ -58,9 +56,7 @@ def main() -> None:
             started = time.monotonic()
             report = run_verify(VerifyConfig(documents=[documents], out_dir=directory, release=release, policy=policy,
                                              runs=args.runs, workers=args.workers, command="bench/bench_verify.py"))
-            evaluation = evaluate_dir(directory)
-            (directory / "evaluation.json").write_text(json.dumps(evaluation, indent=1), encoding="utf-8")
-            (directory / "evaluation.md").write_text(render(evaluation), encoding="utf-8")
+            evaluation, _markdown = write_evaluation(directory)
             d, v = evaluation["discrepancies"], report.summary.verdicts
             print(f"{policy:12s} {release:8s} {evaluation['procedures']['total']:>5d} {evaluation['procedures']['scored']:>6d} "
                   f"{pct(d['precision']):>9s} {pct(d['recall']):>7s} {pct(d['f1']):>7s} "

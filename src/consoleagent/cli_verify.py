@@ -3,7 +3,6 @@ confirms or rejects each reported defect)."""
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -123,13 +122,9 @@ def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa
 
 
 def print_evaluation(out_dir: Path) -> None:
-    from consoleagent.verify.evaluate import render
-    from consoleagent.verify.runner import evaluate_dir
+    from consoleagent.verify.runner import write_evaluation
 
-    evaluation = evaluate_dir(out_dir)
-    text = render(evaluation)
-    (out_dir / "evaluation.json").write_text(json.dumps(evaluation, indent=1), encoding="utf-8")
-    (out_dir / "evaluation.md").write_text(text, encoding="utf-8")
+    _evaluation, text = write_evaluation(out_dir)
     out.print(text)
     out.print(f"Evaluation: {out_dir / 'evaluation.json'}")
 

@@ -17,20 +17,20 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from functools import cached_property
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from consoleagent.documents.procedure import Procedure, Step, strip_markup
-from consoleagent.policies.docfollower import FIELD_ROLES, instructions_from, normalize
+from consoleagent.policies.docfollower import FIELD_ROLES, FUZZY_RATIO, MAX_ADDED_WORDS, instructions_from, normalize
 from consoleagent.trajectory.reader import Trajectory
 from consoleagent.verify.model import Discrepancy, Input, LabelUse, StepReport
 
 ELEMENT_ACTIONS = {"click", "type", "select", "check", "uncheck", "hover", "upload"}
 INPUT_ACTIONS = {"type", "select", "check", "uncheck", "upload"}
 PAGE_CHANGING = ELEMENT_ACTIONS - {"hover"} | {"goto", "back", "press"}
-MAX_EXTRA_WORDS = 3  # "Add Rule" -> "Add Security Group Rule"; more than this is a description, not a label
-FUZZY_RATIO = 0.8
+_QUOTED = re.compile(r"""['"“”‘’]([^'"“”‘’]{1,120})['"“”‘’]""")
 _COUNT = re.compile(r"\s*[(\[]?\d+[)\]]?$")  # "Inbound Rules 1", "Key Pairs (0)": a count badge, not the label
 
 
@@ -41,6 +41,12 @@ def clean_name(name: str) -> str:
     """An element's accessible name without a trailing count badge."""
     stripped = _COUNT.sub("", name or "").strip()
     return stripped or (name or "").strip()
+
+
+def label_in(text: str) -> str:
+    """The element name inside a report's free text: ``an element named 'X'`` → X."""
+    quoted = _QUOTED.findall(text or "")
+    return quoted[0].strip() if quoted else (text or "").strip()
 
 
 def _subsequence(short: list[str], long: list[str]) -> bool:
@@ -58,7 +64,7 @@ def relation(label: str, name: str) -> Literal["exact", "renamed"] | None:
     if want == have:
         return "exact"
     a, b = want.split(), have.split()
-    if _subsequence(a, b) and len(b) - len(a) <= MAX_EXTRA_WORDS:
+    if _subsequence(a, b) and len(b) - len(a) <= MAX_ADDED_WORDS:
         return "renamed"
     if min(len(want), len(have)) >= 4 and difflib.SequenceMatcher(None, want, have).ratio() >= FUZZY_RATIO:
         return "renamed"
@@ -273,8 +279,6 @@ def label_uses(step_plan: StepPlan, mine: list[AgentAction], found: list[Discrep
 
 def _classified(label: str, found: list[Discrepancy]) -> LabelUse | None:
     """What a discrepancy of the step says about the label: renamed to, moved, or gone."""
-    from consoleagent.verify.classify import label_in  # classify builds on this module
-
     want = normalize(label)
     for d in found:
         parts = [normalize(p) for p in label_in(d.expected).split(">")]
@@ -294,14 +298,9 @@ def _reported_missing(label: str, mine: list[AgentAction]) -> int | None:
     report itself is not a defect, e.g. a consequence of an earlier miss)."""
     want = normalize(label)
     for action in mine:
-        if action.name == "report_discrepancy" and want == normalize(_quoted(str(action.args.get("expected", "")))):
+        if action.name == "report_discrepancy" and want == normalize(label_in(str(action.args.get("expected", "")))):
             return action.number
     return None
-
-
-def _quoted(text: str) -> str:
-    match = re.search(r"""['"]([^'"]+)['"]""", text)
-    return match.group(1) if match else text
 
 
 def _used(label: str, mine: list[AgentAction]) -> LabelUse | None:
@@ -407,6 +406,16 @@ class AlignmentContext:
     def of_step(self, number: int) -> list[AgentAction]:
         return [a for a in self.actions if a.doc_step == number]
 
+    @cached_property
+    def reported_names(self) -> set[str]:
+        """What the agent's reports say the console shows, over the whole run (the same for every step)."""
+        return {normalize(str(a.args.get("observed", ""))) for a in self.actions if a.name == "report_discrepancy"}
+
+    @cached_property
+    def documented_labels(self) -> list[str]:
+        """Every label and value the procedure's steps name."""
+        return [x for p in self.plans for x in p.labels + p.values]
+
     @property
     def status(self) -> str:
         """The episode status; "interrupted" when the run stopped without a footer (nobody's verdict)."""
@@ -424,14 +433,12 @@ def step_report(context: AlignmentContext, index: int, found: list[Discrepancy])
     step_plan = context.plans[index]
     number = index + 1
     mine = context.of_step(number)
-    reported_names = {normalize(str(a.args.get("observed", ""))) for a in context.actions
-                      if a.name == "report_discrepancy"}
     report = StepReport(
         id=context.step_id(number), number=number, line=step_plan.step.line, text=step_plan.step.full_text(),
         status="ok", agent_steps=[a.number for a in mine],
         labels=label_uses(step_plan, mine, [d for d in found if d.step == number]),
         undocumented_inputs=undocumented_inputs(mine, context.words),
-        off_path=off_path(mine, context.goal_words or context.words, [x for p in context.plans for x in p.labels + p.values], reported_names),
+        off_path=off_path(mine, context.goal_words or context.words, context.documented_labels, context.reported_names),
         screenshot=screenshot_of(context.trajectory, mine[-1] if mine else None, context.report_dir))
     report.status = step_status(context, number, report, [d for d in found if d.step == number])
     report.substeps = substep_reports(context, step_plan.step, report, mine)

@@ -31,13 +31,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from consoleagent.documents.procedure import strip_markup
+from consoleagent.documents.procedure import bold_labels, strip_markup
 from consoleagent.policies.docfollower import FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES, normalize
 from consoleagent.verify.align import (
     PAGE_CHANGING,
     AgentAction,
     AlignmentContext,
     clean_name,
+    label_in,
     describe,
     mentioned,
     relation,
@@ -67,7 +68,6 @@ KIND_SYNONYMS: dict[str, str] = {
     "outcome": "outcome_mismatch", "result_mismatch": "outcome_mismatch", "unexpected_result": "outcome_mismatch",
     "environment_error": "env_error", "error": "env_error",
 }
-_QUOTED = re.compile(r"""['"“”‘’]([^'"“”‘’]{1,120})['"“”‘’]""")
 _DEFAULT = [re.compile(r"\bdefault(?:\s+(?:value|category|setting|option))?\s*(?:is|:)\s*\**(?P<value>[^*.]+?)\**\s*(?:\.|$)",
                        re.I),
             re.compile(r"\*\*(?P<value>[^*]+)\*\*\s*\([^)]*\bselected by default\)", re.I)]
@@ -82,12 +82,6 @@ def normalize_kind(raw: Any) -> str | None:
         return KIND_SYNONYMS[text]
     close = difflib.get_close_matches(text, list(DISCREPANCY_KINDS) + list(KIND_SYNONYMS), n=1, cutoff=0.75)
     return (close[0] if close[0] in DISCREPANCY_KINDS else KIND_SYNONYMS[close[0]]) if close else None
-
-
-def label_in(text: str) -> str:
-    """The element name inside a report's free text: ``an element named 'X'`` → X."""
-    quoted = _QUOTED.findall(text or "")
-    return quoted[0].strip() if quoted else (text or "").strip()
 
 
 @dataclass
@@ -480,7 +474,7 @@ def documented_defaults(ctx: AlignmentContext) -> list[tuple[int, str, str, list
                 for pattern in _DEFAULT:
                     match = pattern.search(description)
                     if match:
-                        options = re.findall(r"\*\*([^*]+)\*\*", description)
+                        options = bold_labels(description)
                         rows.append((number, strip_markup(row[0]), strip_markup(match.group("value")), options))
                         break
         for text in [step.text, *step.notes]:  # "The default **System Disk** category is **Ultra Disk**."

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from consoleagent.documents.procedure import Step, strip_markup
-from consoleagent.policies.docfollower import FIELD_ROLES, TEXT_ROLES, normalize
+from consoleagent.documents.procedure import Step, bold_labels, split_row, strip_markup
+from consoleagent.policies.docfollower import FIELD_ROLES, normalize
 from consoleagent.verify.align import AlignmentContext, action_value, clean_name, mentioned
-from consoleagent.verify.classify import label_in
+from consoleagent.verify.align import label_in
 from consoleagent.verify.model import Discrepancy, Fix
 
 NAVIGATION_ROLES = {"link", "button", "menuitem", "treeitem", "tab"}
@@ -41,8 +41,7 @@ def observed_for(context: AlignmentContext, number: int) -> Observed:
             if mentioned(name, context.goal_words) and not mentioned(name, context.words):
                 continue  # a resource of this run ("web-01"), not something a document can name
             observed.clicks.append(name)
-        elif action.name in ("type", "select", "check", "uncheck") and (mark.get("role") in FIELD_ROLES
-                                                                        or mark.get("role") in TEXT_ROLES):
+        elif action.name in ("type", "select", "check", "uncheck") and mark.get("role") in FIELD_ROLES:
             observed.inputs.append((clean_name(mark.get("name") or ""), action_value(action)))
     return observed
 
@@ -62,14 +61,14 @@ def sentence_naming(text: str, label: str) -> str | None:
     """The sentence of ``text`` that names ``label`` in bold; in a parameter table, the row whose first cell does."""
     want = normalize(label)
     for line in text.split("\n"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.strip().startswith("|") else []
+        cells = split_row(line) if line.strip().startswith("|") else []
         if cells and normalize(strip_markup(cells[0])) == want:
             return line
     for match in _SENTENCE.finditer(text):
         if match.group(0).lstrip().startswith("|"):
             continue
         sentence = match.group(0).strip()
-        if sentence and any(normalize(b) == want for b in re.findall(r"\*\*([^*]+)\*\*", sentence)):
+        if sentence and any(normalize(b) == want for b in bold_labels(sentence)):
             return sentence
     return None
 

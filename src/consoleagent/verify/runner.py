@@ -272,3 +272,16 @@ def evaluate_dir(out_dir: Path) -> dict[str, Any]:
     work = plan([Path(p) for p in request["documents"]], request["release"],
                 _tasks(request.get("tasks"), request.get("tasks_root")), max_steps=request.get("max_steps"))
     return evaluate(load_report(out_dir), work.targets)
+
+
+def write_evaluation(out_dir: Path) -> tuple[dict[str, Any], str]:
+    """``evaluate_dir`` written beside the report as ``evaluation.json`` and ``evaluation.md``; returns
+    the evaluation and its Markdown."""
+    from consoleagent.verify.evaluate import render
+
+    out_dir = Path(out_dir)
+    evaluation = evaluate_dir(out_dir)
+    text = render(evaluation)
+    (out_dir / "evaluation.json").write_text(json.dumps(evaluation, indent=1), encoding="utf-8")
+    (out_dir / "evaluation.md").write_text(text, encoding="utf-8")
+    return evaluation, text
