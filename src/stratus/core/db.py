@@ -35,7 +35,9 @@ class Base(DeclarativeBase):
     """Declarative base of every stratus table.
 
     ``__snapshot__`` says whether a table's rows belong to an account's restorable state (see
-    ``stratus.core.snapshots``); the audit trail, sessions and bookkeeping tables opt out.
+    ``stratus.core.snapshots``); the audit trail, sessions and bookkeeping tables opt out. Identity
+    and authorisation tables (users, keys, policies, lockouts) declare ``__credentials__ = True``:
+    a snapshot never holds them and a restore never rolls them back.
     """
 
     __snapshot__: bool = True

@@ -39,6 +39,7 @@ class Account(Base):
 
 class RamUser(AccountOwned, Base):
     __tablename__ = "ram_users"
+    __credentials__ = True  # never in a snapshot: a restore must not roll credentials back
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
@@ -50,6 +51,7 @@ class RamUser(AccountOwned, Base):
 
 class AccessKey(AccountOwned, Base):
     __tablename__ = "access_keys"
+    __credentials__ = True  # never in a snapshot: a restore must not roll credentials back
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     secret: Mapped[str] = mapped_column(String(64))
