@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from consoleagent.actions.parser import MAX_TEXT_LENGTH, ActionParseError, parse_action
+from consoleagent.actions.parser import MAX_ELEMENT_ID, MAX_STEP, MAX_TEXT_LENGTH, ActionParseError, parse_action
 from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS, SCROLL_DIRECTIONS, Action
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -25,9 +25,9 @@ def _string_arg(blank_ok: bool) -> st.SearchStrategy[str]:
 
 def _value(action: str, param) -> st.SearchStrategy:
     if param.type == "id":
-        return st.integers(0, 10**9)
+        return st.integers(0, MAX_ELEMENT_ID)
     if param.type == "int":
-        return st.integers(1, 10**6)
+        return st.integers(1, MAX_STEP)
     if param.type == "number":
         return st.floats(0, 30, allow_nan=False)
     if param.type == "direction":

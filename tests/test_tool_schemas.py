@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consoleagent.actions.parser import MAX_TEXT_LENGTH, ActionParseError
+from consoleagent.actions.parser import MAX_ELEMENT_ID, MAX_TEXT_LENGTH, ActionParseError
 from consoleagent.actions.schema import action_from_tool_call, describe_actions, tool_schemas
 from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS, SCROLL_DIRECTIONS, Action
 from tests.test_actions_parser import actions
@@ -38,7 +38,8 @@ def test_each_tool_is_a_valid_openai_function_definition(name: str) -> None:
 
 def test_parameter_types_follow_the_table() -> None:
     props = {name: tool["function"]["parameters"]["properties"] for name, tool in SCHEMAS.items()}
-    assert props["click"]["id"] == {"description": ACTIONS["click"].params[0].description, "type": "integer", "minimum": 0}
+    assert props["click"]["id"] == {"description": ACTIONS["click"].params[0].description, "type": "integer", "minimum": 0,
+                                  "maximum": MAX_ELEMENT_ID}
     assert props["scroll"]["direction"]["enum"] == list(SCROLL_DIRECTIONS)
     assert props["report_discrepancy"]["kind"]["enum"] == list(DISCREPANCY_KINDS)
     assert props["report_discrepancy"]["step"]["type"] == "integer"

@@ -26,11 +26,15 @@ from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS, SCROLL_DIRECTI
 
 MAX_TEXT_LENGTH = 2000  # characters in one string argument
 MAX_ACTION_LENGTH = 10_000  # characters in the whole action text
+# Element marks and document steps are small counters; a bound keeps 1e308 (a float whose integer
+# value has 309 digits) or a 400-digit literal from reaching the browser layer as an "id".
+MAX_ELEMENT_ID = 999_999
+MAX_STEP = 9_999
 # Inclusive (minimum, maximum) of numeric parameters; None is unbounded. Keys: (action, param) or param type.
 BOUNDS: dict[tuple[str, str] | str, tuple[float | None, float | None]] = {
-    "id": (0, None),
-    "int": (0, None),
-    ("report_discrepancy", "step"): (1, None),
+    "id": (0, MAX_ELEMENT_ID),
+    "int": (0, MAX_STEP),
+    ("report_discrepancy", "step"): (1, MAX_STEP),
     ("wait", "seconds"): (0, 30),
 }
 # String parameters that may be empty: typing "" clears a field. Every other string must say something.
@@ -79,7 +83,7 @@ def build_action(name: str, positional: Sequence[Any] = (), keywords: Mapping[st
 def unknown_action_message(name: str) -> str:
     close = difflib.get_close_matches(name.lower(), ACTIONS, n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else "."
-    return f"unknown action '{_clip(name, 40)}'{hint} Actions: {ACTION_LIST}"
+    return f"unknown action '{clip(name, 40)}'{hint} Actions: {ACTION_LIST}"
 
 
 # --- reading the text ---------------------------------------------------------------------------
@@ -101,7 +105,7 @@ def _diagnose_syntax(source: str, exc: BaseException) -> str:
         return "the action contains characters that cannot appear in a call (null bytes or lone surrogates)"
     end = _call_end(source)
     if end is not None and source[end:].strip():
-        return (f"unexpected text after the action: {_clip(source[end:].strip(), 40)!r}; "
+        return (f"unexpected text after the action: {clip(source[end:].strip(), 40)!r}; "
                 "write exactly one call and nothing after it")
     if "was never closed" in message or "unexpected EOF" in message:
         return f"unbalanced parentheses: a '(' is never closed; write {EXAMPLE}"
@@ -133,7 +137,7 @@ def _single_call(node: ast.expr) -> ast.Call:
         if node.id in ACTIONS or node.id.lower() in ACTIONS:
             return_hint = f"{node.id.lower()}()" if not ACTIONS[node.id.lower()].params else f"{node.id.lower()}(...)"
             raise ActionParseError(f"missing parentheses: write {return_hint}, e.g. {EXAMPLE}")
-        raise ActionParseError(f"expected an action call such as {EXAMPLE}, got {_clip(node.id, 40)!r}")
+        raise ActionParseError(f"expected an action call such as {EXAMPLE}, got {clip(node.id, 40)!r}")
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(isinstance(e, ast.Call) for e in node.elts):
         raise ActionParseError("write exactly one action per turn")
     if isinstance(node, ast.BoolOp) and any(isinstance(v, ast.Call) for v in node.values):
@@ -151,8 +155,8 @@ def _action_name(func: ast.expr) -> str:
         raise ActionParseError(unknown_action_message(name))
     if isinstance(func, ast.Attribute):
         if func.attr in ACTIONS:
-            raise ActionParseError(f"actions are plain names: write {func.attr}(...), not {_clip(ast.unparse(func), 40)}(...)")
-        raise ActionParseError(unknown_action_message(_clip(ast.unparse(func), 40)))
+            raise ActionParseError(f"actions are plain names: write {func.attr}(...), not {clip(ast.unparse(func), 40)}(...)")
+        raise ActionParseError(unknown_action_message(clip(ast.unparse(func), 40)))
     raise ActionParseError(f"expected an action name such as click, got {_describe(func)}")
 
 
@@ -173,8 +177,8 @@ def _literal(action: str, node: ast.expr) -> Any:
     if isinstance(node, ast.Starred):
         raise ActionParseError(f"{action}(): *arguments are not allowed; write the arguments out")
     if isinstance(node, ast.Name):
-        raise ActionParseError(f"{action}(): arguments must be numbers or quoted strings, got the name {_clip(node.id, 40)}; "
-                               f"if you meant the text, quote it: \"{_clip(node.id, 40)}\"")
+        raise ActionParseError(f"{action}(): arguments must be numbers or quoted strings, got the name {clip(node.id, 40)}; "
+                               f"if you meant the text, quote it: \"{clip(node.id, 40)}\"")
     if isinstance(node, ast.Call):
         raise ActionParseError(f"{action}(): nested calls are not allowed; write exactly one action with literal arguments")
     raise ActionParseError(f"{action}(): arguments must be numbers or quoted strings, got {_describe(node)}")
@@ -186,7 +190,7 @@ def _describe(node: ast.AST) -> str:
              ast.BinOp: "an expression with an operator", ast.BoolOp: "an expression with an operator",
              ast.Compare: "a comparison", ast.Subscript: "a subscript", ast.Dict: "a dictionary"}
     try:
-        text = _clip(ast.unparse(node), 40)
+        text = clip(ast.unparse(node), 40)
     except (ValueError, RecursionError):
         text = type(node).__name__
     for kind, words in kinds.items():
@@ -208,7 +212,7 @@ def _bind(spec: ActionSpec, positional: list[Any], keywords: dict[str, Any]) -> 
     for key, value in keywords.items():
         if key not in names:
             listed = ", ".join(names) if names else "none"
-            raise ActionParseError(f"{spec.name}() got an unexpected argument '{_clip(str(key), 40)}'; its parameters are: {listed}")
+            raise ActionParseError(f"{spec.name}() got an unexpected argument '{clip(str(key), 40)}'; its parameters are: {listed}")
         if key in values:
             raise ActionParseError(f"{spec.name}() got multiple values for argument '{key}'")
         values[key] = value
@@ -285,7 +289,7 @@ def _number(spec: ActionSpec, param: Param, value: Any, message: str) -> float:
 
 def _check_bounds(spec: ActionSpec, param: Param, value: float, message: str) -> None:
     low, high = BOUNDS.get((spec.name, param.name)) or BOUNDS.get(param.type) or (None, None)
-    if low is not None and high is not None and not low <= value <= high:
+    if param.type == "number" and low is not None and high is not None and not low <= value <= high:
         raise ActionParseError(f"{spec.name}({param.name}): {param.name} must be between {low:g} and {high:g}, got {_show(value)}")
     if low is not None and value < low:
         raise ActionParseError(f"{message} ({low:g} or more), got {_show(value)}")
@@ -318,12 +322,15 @@ def _join_surrogates(value: str, where: str) -> str:
 
 def _show(value: Any) -> str:
     if isinstance(value, str):
-        return _clip(json.dumps(value, ensure_ascii=False), 60)
+        return clip(json.dumps(value, ensure_ascii=False), 60)
     try:
-        return _clip(repr(value), 60)
+        return clip(repr(value), 60)
     except ValueError:  # an integer too long to print
         return "a very long number"
+    except RecursionError:  # a list nested deeper than repr can follow (from tool-call JSON)
+        return "a deeply nested value"
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis: model output quoted back stays short."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

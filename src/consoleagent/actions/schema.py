@@ -8,8 +8,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from consoleagent.actions.parser import BOUNDS, MAX_TEXT_LENGTH, MAY_BE_BLANK, ActionParseError, build_action
+from consoleagent.actions.parser import (
+    BOUNDS,
+    MAX_TEXT_LENGTH,
+    MAY_BE_BLANK,
+    ActionParseError,
+    clip,
+    build_action,
+)
 from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS, SCROLL_DIRECTIONS, Action, ActionSpec, Param
+
+# The longest argument text worth reading: report_discrepancy's three strings at MAX_TEXT_LENGTH
+# characters, each written as six-character \uXXXX escapes, fit with room to spare.
+MAX_ARGUMENTS_LENGTH = 64_000
 
 
 def tool_schemas() -> list[dict[str, Any]]:
@@ -53,10 +64,16 @@ def action_from_tool_call(name: str, arguments: str | dict[str, Any] | None) -> 
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         arguments = {}
     if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENTS_LENGTH:
+            raise ActionParseError(f"the arguments of {clip(str(name), 40)} are {len(arguments)} characters long; "
+                                   f"the limit is {MAX_ARGUMENTS_LENGTH}")
         try:
             arguments = json.loads(arguments)
+        except RecursionError:  # json's decoder recurses once per bracket: '[' * 100000 exhausts the stack
+            raise ActionParseError(f"the arguments of {clip(str(name), 40)} are nested too deeply to be an action's "
+                                   "arguments; send one flat JSON object such as {\"id\": 12}") from None
         except ValueError as exc:
-            raise ActionParseError(f"the arguments of {name} are not valid JSON ({exc})") from None
+            raise ActionParseError(f"the arguments of {clip(str(name), 40)} are not valid JSON ({exc})") from None
     if not isinstance(arguments, dict):
         raise ActionParseError(f"the arguments of {name} must be a JSON object, got {type(arguments).__name__}")
     return build_action(str(name), (), arguments)

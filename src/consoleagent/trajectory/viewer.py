@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
@@ -73,9 +73,33 @@ def _step(trajectory: Trajectory, step: dict[str, Any], page_dir: Path, embed: b
             "usage": step.get("usage") or {}}
 
 
+def screenshot_inside_run(trajectory: Trajectory, step: dict[str, Any]) -> Path | None:
+    """The step's screenshot if it lies inside the trajectory's own directory, else None.
+
+    A trajectory file is untrusted input (it may come from another machine or a bug report): a
+    ``screenshot`` of ``../../home/me/.ssh/id_rsa``, an absolute path, or a symlink that leads out
+    would otherwise be embedded into a page meant to be shared. Only a relative path without ``..``
+    whose fully resolved target stays under the run directory is followed.
+    """
+    relative = step.get("screenshot")
+    if not isinstance(relative, str) or not relative or "\x00" in relative:
+        return None
+    pure = PurePosixPath(relative.replace("\\", "/"))
+    if pure.is_absolute() or PureWindowsPath(relative).drive or ".." in pure.parts:
+        return None
+    run_dir = trajectory.path.parent.resolve()
+    try:
+        resolved = (run_dir / pure).resolve(strict=True)  # follows every symlink on the way
+    except (OSError, RuntimeError):  # missing, or a symlink loop
+        return None
+    if not resolved.is_relative_to(run_dir) or not resolved.is_file():
+        return None
+    return resolved
+
+
 def _image_src(trajectory: Trajectory, step: dict[str, Any], page_dir: Path, embed: bool) -> str | None:
-    path = trajectory.screenshot_path(step)
-    if path is None or not path.is_file():
+    path = screenshot_inside_run(trajectory, step)
+    if path is None:
         return None
     if embed:
         data = path.read_bytes()
