@@ -4,12 +4,12 @@
 PYTEST_ARGS ?= -n 2
 
 verify:  ## verify the shipped procedures against the latest console release; prints where the HTML report is
-	@scripts/bootstrap.sh test
+	@scripts/bootstrap.sh ""
 	.venv/bin/consoleagent verify src/consoleagent/suite/documents --release 2026.09 --workers 2 --out verify-report \
 		--evaluate --fail-on never
 
 demo:  ## start stratus with a seeded demo account; prints the console URL and the login
-	@scripts/bootstrap.sh test
+	@scripts/bootstrap.sh ""
 	.venv/bin/consoleagent demo
 
 test:  ## run the whole test suite (API, console in headless Chromium, CLI, training on tiny models)

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${1:-test}"
+EXTRAS="${1-test}"   # "" installs the package alone (what `make verify` needs)
 VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
@@ -27,15 +27,32 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
-stamp="$VENV/.installed-$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)-$EXTRAS"
-if [ ! -f "$stamp" ]; then
-  log "Installing consoleagent[$EXTRAS] with pinned dependencies"
+# One stamp per installed set of extras, named by the hash of the pins: a command that needs fewer
+# extras than an earlier one installed (make verify after make test) installs nothing.
+pins=$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)
+covered() {  # is every extra in $EXTRAS in some stamp of these pins?
+  local stamp have wanted
+  for stamp in "$VENV"/.installed-"$pins"-*; do
+    [ -e "$stamp" ] || continue
+    have=",${stamp##*/.installed-$pins-},"
+    for wanted in ${EXTRAS//,/ }; do
+      case "$have" in *",$wanted,"*) ;; *) continue 2 ;; esac
+    done
+    return 0
+  done
+  return 1
+}
+if ! covered; then
+  log "Installing consoleagent${EXTRAS:+[$EXTRAS]} with pinned dependencies"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   case ",$EXTRAS," in
     # torch before the packages that depend on it: this exact pin is the CPU build (no CUDA downloads).
     *,train,*) "$VENV/bin/python" -m pip install -q "torch==$(grep -i '^torch==' requirements.lock | cut -d= -f3)" ;;
   esac
-  "$VENV/bin/python" -m pip install -q -c requirements.lock -e ".[$EXTRAS]"
+  "$VENV/bin/python" -m pip install -q -c requirements.lock -e ".${EXTRAS:+[$EXTRAS]}"
+  # what stays installed from an earlier stamp of the same pins is still there: keep their union
+  union=$(ls "$VENV"/.installed-"$pins"-* 2>/dev/null | sed "s|.*/.installed-$pins-||" | tr '\n' ',' || true)
+  union=$(printf '%s' "${union}${EXTRAS}" | tr ',' '\n' | grep -v -e '^$' -e '^base$' | sort -u | paste -sd, - || true)
   rm -f "$VENV"/.installed-*
-  touch "$stamp"
+  touch "$VENV/.installed-$pins-${union:-base}"
 fi

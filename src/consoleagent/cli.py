@@ -2,44 +2,86 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
+from rich.markup import escape
+
+from consoleagent.terminal import error, is_terminal, out
 
 app = typer.Typer(help="consoleagent: verify documented console procedures with a web agent, and train it.",
                   no_args_is_help=True, add_completion=False)
-out = Console()
-err = Console(stderr=True)
+
+
+DEMO_PORT = 8000
 
 
 @app.command()
 def demo(
     host: str = typer.Option("127.0.0.1", help="Interface for the embedded stratus console."),
-    port: int = typer.Option(8000, help="TCP port."),
+    port: Optional[int] = typer.Option(None, help=f"TCP port (default: {DEMO_PORT}, or a free one if it is taken)."),
     database: str = typer.Option("sqlite:///stratus-demo.db", help="Where the demo cloud keeps its state."),
     time_scale: float = typer.Option(5.0, help="Virtual seconds per real second (faster resource state changes)."),
     keep: bool = typer.Option(False, help="Reuse the demo database of an earlier run instead of starting fresh."),
+    release: Optional[str] = typer.Option(None, help="Console release (default: the latest, the one `make verify` checks)."),
 ) -> None:
     """Start the embedded stratus cloud with a seeded demo account and print the console URL and login."""
     from stratus.cli import serve
 
+    from stratus.releases import LATEST_RELEASE
+
+    _check_release(release, stratus=True)
+    release = release or LATEST_RELEASE  # the release `make verify` checks the documents against
+    port = _demo_port(host, port)
     if not keep and database.startswith("sqlite:///"):
         # A fresh demo each time: an old file may hold a schema from an earlier version.
         for suffix in ("", "-wal", "-shm"):
             Path(database.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
-    serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale, release=None,
+    serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale, release=release,
           popup_rate=None, audit_delay=None, admin_token=None, demo=True)
 
 
-@app.command()
+def _demo_port(host: str, port: int | None) -> int:
+    """The asked port if it is free (exit 2 naming it otherwise); without one, 8000 or any free port.
+    Checked before anything is printed, so the URL shown is one that will answer."""
+    import socket
+
+    def free(candidate: int) -> bool:
+        with socket.socket() as probe:
+            try:
+                probe.bind((host, candidate))
+            except OSError:
+                return False
+            return True
+
+    if port is not None:
+        if not free(port):
+            error(f"port {port} on {host} is taken (another server?); pick another with --port, or leave it out")
+            raise typer.Exit(2)
+        return port
+    if free(DEMO_PORT):
+        return DEMO_PORT
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        chosen = probe.getsockname()[1]
+    out.print(f"port {DEMO_PORT} is taken; using {chosen}")
+    return chosen
+
+
+RUN_EXIT_CODES = """Exit status: 0 the agent says it reached the goal (not verified: a free goal has no audit
+rule; `consoleagent verify` and `bench` judge from the audit log), 1 the agent gave up or ran out of steps
+or time, 2 bad input, 3 the environment failed (browser, console), 130 interrupted."""
+
+
+@app.command(epilog=RUN_EXIT_CODES)
 def run(
     goal: str = typer.Option(..., "--goal", "-g", help="What the agent should achieve, in one sentence."),
     url: Optional[str] = typer.Option(None, help="The console's URL. Default: start stratus in this process with a fresh account."),
-    policy: str = typer.Option("docfollower", help="llm | docfollower | replay | scripted"),
-    doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A Markdown procedure the agent follows."),
+    policy: str = typer.Option("docfollower", help="The agent: docfollower (needs --doc) | llm | hf | replay | scripted."),
+    doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A documented procedure the agent follows."),
     start: str = typer.Option("/", help="Path (or URL) of the page the episode starts on."),
     model: Optional[str] = typer.Option(None, help="llm: the model name."),
     base_url: Optional[str] = typer.Option(None, help="llm: an OpenAI-compatible endpoint (vLLM, SGLang, Ollama...)."),
@@ -59,46 +101,88 @@ def run(
 ) -> None:
     """Run one episode against a console and write its trajectory (JSONL + screenshots)."""
     from consoleagent.env import ConsoleEnv, EnvConfig
-    from consoleagent.policies.registry import make_policy, parse_option_pairs
     from consoleagent.runner import run_episode
     from consoleagent.tasks import Task
 
-    document: list[str] = []
-    if doc is not None:
-        from consoleagent.documents.procedure import ProcedureError, parse_procedure
-
-        try:
-            document = parse_procedure(doc.read_text(encoding="utf-8"), source=str(doc)).step_texts()
-        except ProcedureError as exc:
-            err.print(f"[red]{exc}[/red]")
-            raise typer.Exit(2) from None
+    _check_release(release, stratus=url is None or bool(admin_token))
+    document = _read_document(doc)
+    if policy == "docfollower" and not document:
+        error("the docfollower follows a document: pass --doc FILE (or choose another --policy, e.g. llm)")
+        raise typer.Exit(2)
     options = {"model": model, "base_url": base_url, "vision": vision, "trajectory": replay,
                "actions": [a.strip() for a in actions.split(";") if a.strip()] if actions else None}
-    try:
-        chosen = {k: v for k, v in options.items() if v is not None and v is not False}
-        agent = make_policy(policy, **chosen, **parse_option_pairs(policy_option))
-    except (ValueError, TypeError) as exc:
-        err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+    agent = _make_policy(policy, {k: v for k, v in options.items() if v is not None and v is not False}, policy_option)
     adapter = _adapter(url, login_name, password, admin_token, release)
     env = ConsoleEnv(adapter, EnvConfig(screenshots=screenshots))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     trajectory = out_dir / f"{stamp}-{policy}.jsonl"
     task = Task(goal=goal, start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
     try:
-        with out.status(f"Running {policy} on {adapter.base_url} ..."):
+        with out.status(f"Running {policy} on {adapter.base_url} ...") if is_terminal() else nullcontext():
             result = run_episode(env, agent, task, trajectory=trajectory, release=release)
+    except KeyboardInterrupt:
+        error(f"interrupted; the steps so far are in {trajectory}")
+        raise typer.Exit(130) from None
     finally:
         env.close()
-    colour = {"completed": "green", "unachievable": "yellow", "truncated": "yellow", "env_error": "red"}[result.status]
-    out.print(f"[{colour}]{result.status}[/{colour}] after {result.steps} steps in {result.duration_s:.1f}s"
-              + (f": {result.cause}" if result.cause else ""))
-    for item in result.discrepancies:
-        out.print(f"  discrepancy at step {item.get('step')}: {item.get('kind')}: expected {item.get('expected')!r}, "
-                  f"observed {item.get('observed')!r}")
+    _print_outcome(result)
     out.print(f"Trajectory: {trajectory}   (view it: consoleagent view {trajectory})")
-    if result.status == "env_error":
-        raise typer.Exit(3)
+    raise typer.Exit({"completed": 0, "env_error": 3}.get(result.status, 1))
+
+
+def _check_release(release: str | None, *, stratus: bool) -> None:
+    if release is None:
+        return
+    if not stratus:
+        error("--release picks a stratus console release; another console (--url without --admin-token) has its own")
+        raise typer.Exit(2)
+    from stratus.releases import RELEASES
+
+    if release not in RELEASES:
+        error(f"unknown release {release!r}; stratus has {', '.join(RELEASES)}")
+        raise typer.Exit(2)
+
+
+def _read_document(doc: Path | None) -> list[str]:
+    if doc is None:
+        return []
+    from consoleagent.documents.procedure import ProcedureError, parse_procedure
+
+    try:
+        return parse_procedure(doc.read_text(encoding="utf-8"), source=str(doc)).step_texts()
+    except (ProcedureError, UnicodeDecodeError) as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+
+
+def _make_policy(policy: str, options: dict, pairs: list[str]):  # noqa: ANN202
+    """The policy, or exit 2 with the reason (an unknown option, a missing model, no API key...)."""
+    from consoleagent.policies.registry import PolicyConfigError, make_policy, parse_option_pairs
+
+    try:
+        return make_policy(policy, **options, **parse_option_pairs(pairs))
+    except (ValueError, TypeError, PolicyConfigError) as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+
+
+def _print_outcome(result) -> None:  # noqa: ANN001
+    """Say what happened in words that cannot be mistaken for a verified success."""
+    steps = f"after {result.steps} step{'s' if result.steps != 1 else ''} in {result.duration_s:.1f}s"
+    reason = result.cause or result.answer
+    if result.status == "completed":
+        out.print(f"[green]the agent says it reached the goal[/green] {steps}"
+                  + (f": {escape(result.answer)}" if result.answer else "")
+                  + "\n  not verified: a free goal has no audit rule (`consoleagent verify` and `bench` judge from the audit log)")
+    elif result.status == "unachievable":
+        out.print(f"[yellow]the agent gave up[/yellow] {steps}" + (f": {escape(reason)}" if reason else ""))
+    elif result.status == "truncated":
+        out.print(f"[yellow]stopped at the step or time limit[/yellow] {steps}" + (f": {escape(reason)}" if reason else ""))
+    else:
+        out.print(f"[red]environment error[/red] {steps}" + (f": {escape(reason)}" if reason else ""))
+    for item in result.discrepancies:
+        out.print(escape(f"  discrepancy at step {item.get('step')}: {item.get('kind')}: expected {item.get('expected')!r}, "
+                         f"observed {item.get('observed')!r}"))
 
 
 def _adapter(url: str | None, login_name: str | None, password: str | None, admin_token: str | None,
@@ -187,8 +271,8 @@ app.add_typer(tasks_app, name="tasks")
 from consoleagent.cli_bench import bench as _bench, compare as _compare  # noqa: E402
 app.command("bench")(_bench)
 app.command("compare")(_compare)
-from consoleagent.cli_verify import review as _review, verify as _verify  # noqa: E402
-app.command("verify")(_verify)
+from consoleagent.cli_verify import VERIFY_EXIT_CODES, review as _review, verify as _verify  # noqa: E402
+app.command("verify", epilog=VERIFY_EXIT_CODES)(_verify)
 app.command("review")(_review)
 
 

@@ -7,18 +7,15 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from consoleagent.cli_tasks import SELECTOR_HELP
 from consoleagent.suite import TASKS_ROOT
-
-out = Console()
-err = Console(stderr=True)
+from consoleagent.terminal import err, error, out
 
 
 def policy_options_of(policy: str, pairs: list[str]) -> dict:
     """The ``-O key=value`` options of a bench-able policy, checked against its constructor (ValueError names the problem)."""
-    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options
+    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options, preflight
 
     options = parse_option_pairs(pairs)
     if policy == "oracle":
@@ -32,6 +29,7 @@ def policy_options_of(policy: str, pairs: list[str]) -> dict:
     unknown = [k for k in options if k.replace("-", "_") not in accepted and policy != "replay"]
     if unknown:
         raise ValueError(f"policy {policy!r} has no option {unknown[0]!r}; its options: {', '.join(accepted)}")
+    preflight(policy, **options)  # PolicyConfigError is a ValueError: the same clear message, exit 2
     return options
 
 
@@ -58,7 +56,7 @@ def bench(
                                                help="JSON/YAML {model: {input_per_mtok, output_per_mtok}} in US$ per "
                                                     "million tokens, over the built-in table. Unpriced (local) "
                                                     "policies are costed in policy seconds."),
-    plots: bool = typer.Option(True, help="Write the PNG plots (needs matplotlib: pip install 'consoleagent[bench]')."),
+    plots: bool = typer.Option(True, help="Write the PNG plots (needs matplotlib: pip install 'consoleagent\\[bench]')."),
     limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now, then report "
                                                           "(resume later)."),
     time_scale: float = typer.Option(50.0, help="In-process stratus: virtual seconds per real second."),
@@ -87,7 +85,7 @@ def bench(
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            err.print("[red]the plots need matplotlib: pip install 'consoleagent[bench]' (or pass --no-plots)[/red]")
+            error("the plots need matplotlib: pip install 'consoleagent[bench]' (or pass --no-plots)")
             raise typer.Exit(2) from None
     specs = load_selected(tasks, root)
     directory = out_dir or Path("bench-results") / policy

@@ -41,7 +41,11 @@ def collect(
     specs = load_selected(tasks, root)
 
     def seen(record: dict[str, Any]) -> None:
-        out.print(f"{record['key']} status={record.get('status')} reward={record.get('reward')}")
+        from consoleagent.bench.results import is_env_error
+
+        verdict = ("environment error" if is_env_error(record)
+                   else "passed" if (record.get("reward") or 0) >= 1.0 else "failed")
+        out.print(f"{record['key']}: {verdict} (status {record.get('status')}, reward {record.get('reward')})")
 
     try:
         results = run_collect(specs, out_dir, policy=policy, runs=runs, workers=workers,

@@ -3,18 +3,23 @@ confirms or rejects each reported defect)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
-out = Console()
-err = Console(stderr=True)
+from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
 VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "ERROR": "magenta"}
+
+
+VERIFY_EXIT_CODES = """Exit status: 0 nothing --fail-on counts; 1 a procedure --fail-on counts (DRIFT and/or FAIL)
+or an invalid document; 2 bad input (nothing is written); 3 only environment errors remain; 4 nothing was
+verified (no procedure in the documents); 130 interrupted (rerun the same command to resume)."""
 
 
 class FailOn(str, Enum):
@@ -48,16 +53,17 @@ def verify(
                                                             "changelog ground truth; writes evaluation.json/.md."),
     max_steps: Optional[int] = typer.Option(None, min=1, help="Step limit per episode (default: the task's)."),
     retries: int = typer.Option(2, min=0, help="Times an episode lost to the environment is run again."),
+    restart: bool = typer.Option(False, "--restart", help="Start over in --out: forget its episodes and reports "
+                                                         "(a person's reviews are kept)."),
 ) -> None:
     """Verify documented procedures in the console: PASS, DRIFT (works, but the document is wrong), FAIL
     (the goal cannot be reached) or ERROR (the environment failed), with each discrepancy classified,
     located at its step and given a proposed fix.
 
     Writes report.json (canonical), report.html (screenshots, expected vs observed, fixes), junit.xml and
-    summary.md to --out, and prints where the HTML report is. Resumable: rerun the same command.
+    summary.md to --out, and prints where the HTML report is (the last line). Resumable: rerun the same
+    command; --restart starts over.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from consoleagent.bench.harness import BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
     from consoleagent.cli_bench import policy_options_of
@@ -69,73 +75,119 @@ def verify(
     try:
         options = policy_options_of(policy, policy_option)
     except ValueError as exc:
-        err.print(f"[red]{exc}[/red]")
+        error(str(exc))
         raise typer.Exit(2) from None
     url = None if console == "stratus" else console
     if url is not None and not admin_token:
-        err.print("[red]--console URL needs --admin-token (accounts and resources are prepared through stratus's admin API)[/red]")
+        error("--console URL needs --admin-token (accounts and resources are prepared through stratus's admin API)")
         raise typer.Exit(2)
     config = VerifyConfig(documents=list(documents), out_dir=out_dir, release=release, policy=policy, policy_options=options,
                           runs=runs, workers=workers, tasks=tasks, tasks_root=tasks_root, console_url=url, admin_token=admin_token,
                           env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line())
+    if restart:
+        from consoleagent.verify.runner import restart as forget
+
+        removed = forget(out_dir)
+        if removed:
+            out.print(escape(f"starting over in {out_dir} (removed {', '.join(removed)}; reviews kept)"))
+    with _progress(policy) as seen:
+        try:
+            report = run_verify(config, on_record=seen)
+        except (VerifyInputError, VerifyConfigError, BenchConfigError, SelectorError, TaskFileError) as exc:
+            error(str(exc))
+            raise typer.Exit(2) from None
+        except BenchError as exc:
+            error(f"the episodes could not run: {exc}")
+            raise typer.Exit(3) from None
+        except KeyboardInterrupt:
+            error("interrupted; run the same command to resume")
+            raise typer.Exit(130) from None
+    if evaluate:
+        print_evaluation(out_dir)
+    print_summary(report, out_dir, junit)
+    raise typer.Exit(exit_code(report, fail_on))
+
+
+@contextmanager
+def _progress(policy: str) -> Iterator[Callable[[dict], None]]:
+    """A progress bar on a terminal (plain lines in a log); yields the callback that sees each episode."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from consoleagent.bench.results import is_env_error
+
+    def line(record: dict) -> str:
+        if is_env_error(record):
+            return f"  {record['key']}: environment error ({record.get('cause') or 'no cause recorded'})"
+        reached = (record.get("reward") or 0) >= 1.0
+        return f"  {record['key']}: {'goal reached' if reached else 'goal not reached'} ({record.get('status')})"
+
+    if not is_terminal():
+        yield lambda record: out.print(escape(line(record)))
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out, transient=True) as progress:
         bar = progress.add_task(f"verifying with {policy}", total=None)
 
         def seen(record: dict) -> None:
             progress.update(bar, advance=1)
-            progress.console.print(f"  {record['key']}: {record.get('status')} (reward {record.get('reward')})")
+            progress.console.print(escape(line(record)))
 
-        try:
-            report = run_verify(config, on_record=seen)
-        except (VerifyInputError, VerifyConfigError, BenchConfigError, SelectorError, TaskFileError) as exc:
-            err.print(f"[red]{exc}[/red]")
-            raise typer.Exit(2) from None
-        except BenchError as exc:
-            err.print(f"[red]the episodes could not run: {exc}[/red]")
-            raise typer.Exit(3) from None
-    print_summary(report, out_dir, junit)
-    if evaluate:
-        print_evaluation(out_dir)
-    raise typer.Exit(exit_code(report, fail_on))
+        yield seen
 
 
 def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa: ANN001
-    table = Table(title=f"Verification on release {report.run.release} ({report.run.policy}, {report.run.runs} run(s))")
-    for column in ("procedure", "verdict", "discrepancies", "agreement"):
-        table.add_column(column)
+    """The verdict table, the counts, where the outputs are; the HTML report's path is the last line."""
+    rows = []
     for procedure in report.procedures():
-        colour = VERDICT_COLOURS[procedure.verdict]
+        colour = VERDICT_COLOURS.get(procedure.verdict, "white")
         kinds = ", ".join(f"{d.kind}@{d.step or '-'}" for d in procedure.discrepancies) or "-"
-        table.add_row(procedure.id, f"[{colour}]{procedure.verdict}[/{colour}]", kinds,
-                      f"{procedure.consistency.agreement:.0%}")
-    out.print(table)
+        rows.append([escape(procedure.id), f"[{colour}]{procedure.verdict}[/{colour}]", kinds,
+                     f"{procedure.consistency.agreement:.0%}"])
+    print_table(f"Verification on release {report.run.release} ({report.run.policy}, {report.run.runs} run(s))",
+                ("procedure", "verdict", "discrepancies", "agreement"), rows)
     s = report.summary
-    out.print(" ".join(f"[{VERDICT_COLOURS[v]}]{v} {n}[/{VERDICT_COLOURS[v]}]" for v, n in s.verdicts.items())
-              + f"  skipped {s.skipped}  invalid {s.invalid}")
+    out.print(" ".join(f"[{VERDICT_COLOURS.get(v, 'white')}]{v} {n}[/{VERDICT_COLOURS.get(v, 'white')}]"
+                       for v, n in s.verdicts.items()) + f"  skipped {s.skipped}  invalid {s.invalid}")
     for document in report.documents:
         if document.status != "verified":
-            out.print(f"  [dim]{document.status}: {document.path}: {document.reason}[/dim]")
-    out.print(f"HTML report: {(out_dir / 'report.html').resolve()}")
-    out.print(f"JSON: {out_dir / 'report.json'}   JUnit: {junit or out_dir / 'junit.xml'}   Markdown: {out_dir / 'summary.md'}")
-    out.print(f"Review the defects: consoleagent review {out_dir}")
+            reason = document.reason or ""
+            where = "" if reason.startswith(document.path) else f"{document.path}: "  # a parse error names its file
+            out.print(f"  [dim]{document.status}: {escape(where + reason)}[/dim]")
+    if not s.procedures:
+        warn("nothing was verified: no procedure was found in the documents given")
+    out.print(escape(f"JSON: {out_dir / 'report.json'}   JUnit: {junit or out_dir / 'junit.xml'}   "
+                     f"Markdown: {out_dir / 'summary.md'}"))
+    if s.discrepancies:
+        out.print(escape(f"Review the defects: consoleagent review {out_dir}"))
+    out.print(escape(f"HTML report: {(out_dir / 'report.html').resolve()}"))
 
 
 def print_evaluation(out_dir: Path) -> None:
     from consoleagent.verify.runner import write_evaluation
 
-    _evaluation, text = write_evaluation(out_dir)
-    out.print(text)
-    out.print(f"Evaluation: {out_dir / 'evaluation.json'}")
+    evaluation, text = write_evaluation(out_dir)
+    out.print(escape(text))
+    counted = evaluation.get("procedures", {})
+    if not counted.get("scored"):
+        warn(f"no procedure had ground truth to score against ({counted.get('unscored', 0)} without): the numbers above "
+             "measure nothing; --evaluate needs documents whose suite task lists its expected discrepancies")
+    out.print(escape(f"Evaluation: {out_dir / 'evaluation.json'}"))
+
+
+NOTHING_VERIFIED = 4
 
 
 def exit_code(report, fail_on: FailOn) -> int:  # noqa: ANN001
+    """0 as wanted; 1 a verdict that --fail-on counts (or an invalid document); 3 only environment errors;
+    4 nothing was verified (every document skipped): a run that checked nothing never passes."""
     verdicts = report.summary.verdicts
     broken = verdicts.get("FAIL", 0) + report.summary.invalid
     if fail_on is FailOn.drift and broken + verdicts.get("DRIFT", 0):
         return 1
     if fail_on is FailOn.fail and broken:
         return 1
+    if not report.summary.procedures:
+        return NOTHING_VERIFIED
     return 3 if fail_on is not FailOn.never and verdicts.get("ERROR", 0) else 0
 
 
@@ -160,7 +212,7 @@ def review(
     if confirm or reject:
         for ident, decision in [(i, "confirmed") for i in confirm] + [(i, "rejected") for i in reject]:
             if ident not in known:
-                err.print(f"[red]no discrepancy {ident!r} in {report_dir / 'report.json'}[/red]")
+                error(f"no discrepancy {ident!r} in {report_dir / 'report.json'}")
                 raise typer.Exit(2)
             record_review(report_dir / "reviews.jsonl", discrepancy_id=ident, procedure_id=known[ident],
                           decision=decision, note=note, reviewer=reviewer)

@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import queue
+import signal
 import time
 import traceback
 from collections.abc import Callable
@@ -132,7 +133,12 @@ def _json_safe(value: Any) -> Any:
 
 
 def worker_main(worker: str, config: WorkerConfig, keys: Any, results: Any, parent_pid: int) -> None:
-    """A worker process: build the world, then run keys until the ``None`` sentinel (or the parent is gone)."""
+    """A worker process: build the world, then run keys until the ``None`` sentinel (or the parent is gone).
+
+    Ctrl-C reaches every process of the terminal's group; a worker ignores it and lets the main process
+    decide (it stops the workers itself), so an interrupted run prints one line, not a traceback per worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         runner = EpisodeRunner(config, worker)
     except Exception:
@@ -191,7 +197,6 @@ def _run_processes(config: WorkerConfig, keys: list[str], workers: int, on_recor
         key_queue.put(key)
     procs: dict[str, Any] = {}
     running: dict[str, str] = {}  # worker -> the key it runs
-    restarts = 0
     counter = 0
 
     def spawn() -> None:
@@ -206,52 +211,71 @@ def _run_processes(config: WorkerConfig, keys: list[str], workers: int, on_recor
     for _ in range(workers):
         spawn()
     remaining = set(keys)
-    stopping = False
+    interrupted = True  # until the loop ends normally: an exception (Ctrl-C, a BenchError) stops workers at once
     try:
-        while remaining:
-            try:
-                message = result_queue.get(timeout=1.0)
-            except queue.Empty:
-                for name, proc in list(procs.items()):
-                    if proc.is_alive():
-                        continue
-                    del procs[name]
-                    key = running.pop(name, None)
-                    if stopping:
-                        continue
-                    if restarts >= MAX_WORKER_RESTARTS:
-                        raise BenchError(f"{name} exited with code {proc.exitcode}; {restarts} workers were already replaced")
-                    restarts += 1
-                    if key is not None:
-                        key_queue.put(key)  # hand the lost episode out again
-                    spawn()
-                if stopping and not procs:
-                    return
-                continue
-            kind, name = message["type"], message["worker"]
-            if kind == "started":
-                running[name] = message["key"]
-            elif kind == "record":
-                running.pop(name, None)
-                remaining.discard(message["key"])
-                on_record(message["record"])
-                if not stopping and should_stop():
-                    stopping = True
-                    _drain(key_queue)  # no further episode starts; the running ones finish and are recorded
-                if stopping and not running:
-                    return
-            elif kind == "error":
-                raise BenchError(f"{name} failed" + (f" on {message['key']}" if message.get("key") else " to start")
-                                 + f":\n{message['error']}")
+        _collect(result_queue, key_queue, procs, running, remaining, spawn, on_record, should_stop)
+        interrupted = False
     finally:
-        for _ in procs:
-            key_queue.put(None)
-        deadline = time.monotonic() + 10.0
-        for proc in procs.values():
+        _stop_workers(procs, key_queue, grace_s=0.0 if interrupted else 10.0)
+
+
+def _collect(result_queue: Any, key_queue: Any, procs: dict[str, Any], running: dict[str, str], remaining: set[str],
+             spawn: Callable[[], None], on_record: Callable[[dict[str, Any]], None], should_stop: Callable[[], bool]) -> None:
+    """Receive the workers' messages until every key has a record (or a stop was asked and the running finish)."""
+    stopping = False
+    restarts = 0
+    while remaining:
+        try:
+            message = result_queue.get(timeout=1.0)
+        except queue.Empty:
+            for name, proc in list(procs.items()):
+                if proc.is_alive():
+                    continue
+                del procs[name]
+                key = running.pop(name, None)
+                if stopping:
+                    continue
+                if restarts >= MAX_WORKER_RESTARTS:
+                    raise BenchError(f"{name} exited with code {proc.exitcode}; {restarts} workers were already replaced")
+                restarts += 1
+                if key is not None:
+                    key_queue.put(key)  # hand the lost episode out again
+                spawn()
+            if stopping and not procs:
+                return
+            continue
+        kind, name = message["type"], message["worker"]
+        if kind == "started":
+            running[name] = message["key"]
+        elif kind == "record":
+            running.pop(name, None)
+            remaining.discard(message["key"])
+            on_record(message["record"])
+            if not stopping and should_stop():
+                stopping = True
+                _drain(key_queue)  # no further episode starts; the running ones finish and are recorded
+            if stopping and not running:
+                return
+        elif kind == "error":
+            raise BenchError(f"{name} failed" + (f" on {message['key']}" if message.get("key") else " to start")
+                             + f":\n{message['error']}")
+
+
+def _stop_workers(procs: dict[str, Any], key_queue: Any, grace_s: float) -> None:
+    """Send every worker the stop sentinel and wait up to ``grace_s`` before terminating it (0: at once,
+    after an interruption: the episodes in flight are lost and run again on resume)."""
+    for _ in procs:
+        key_queue.put(None)
+    deadline = time.monotonic() + grace_s
+    for proc in procs.values():
+        if grace_s:
             proc.join(timeout=max(0.1, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(timeout=5.0)
             if proc.is_alive():
-                proc.terminate()
-                proc.join(timeout=5.0)
+                proc.kill()
+                proc.join(timeout=2.0)
 
 
 def _drain(key_queue: Any) -> None:

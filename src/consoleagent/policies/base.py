@@ -9,6 +9,11 @@ from typing import Any, Protocol, runtime_checkable
 from consoleagent.observation.types import Observation
 
 
+class PolicyConfigError(ValueError):
+    """A policy cannot be built as asked (no API key, a model path that does not exist...): the user's
+    input to correct, told before any episode starts, never an environment error."""
+
+
 @dataclass
 class Decision:
     """One turn of a policy: its reasoning, the raw output, and the parsed action text.

@@ -30,7 +30,7 @@ from consoleagent.actions.parser import ActionParseError
 from consoleagent.actions.react import parse_react
 from consoleagent.actions.schema import action_from_tool_call, tool_schemas
 from consoleagent.observation.types import Observation
-from consoleagent.policies.base import Decision
+from consoleagent.policies.base import Decision, PolicyConfigError
 from consoleagent.policies.prompts import system_prompt
 
 API_KEY_VARIABLES = ("CONSOLEAGENT_API_KEY", "OPENAI_API_KEY")
@@ -54,6 +54,10 @@ class LLMError(RuntimeError):
         self.transient = transient
 
 
+class MissingAPIKey(LLMError, PolicyConfigError):
+    """No key for a hosted endpoint: the user's configuration, not a failing service."""
+
+
 def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
     """The explicit key, else the environment's; a self-hosted endpoint (base_url given) may need none."""
     key = api_key or next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), None)
@@ -61,7 +65,8 @@ def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
         return key
     if base_url:
         return "EMPTY"  # vLLM, SGLang and Ollama accept any key
-    raise LLMError("no API key: pass api_key, or set CONSOLEAGENT_API_KEY or OPENAI_API_KEY")
+    raise MissingAPIKey("no API key: pass api_key (-O api_key=...), or set CONSOLEAGENT_API_KEY or OPENAI_API_KEY, "
+                        "or give base_url for a self-hosted endpoint")
 
 
 def _is_transient(exc: Exception) -> bool:
@@ -83,6 +88,12 @@ def _retry_after(exc: Exception) -> float | None:
 
 class LLMPolicy:
     """Ask a chat model for each action; see the module docstring."""
+
+    @staticmethod
+    def preflight(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
+                  **_: Any) -> None:
+        """What can be checked before workers start: a key for a hosted endpoint (PolicyConfigError)."""
+        resolve_api_key(api_key, base_url)
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, vision: bool = False,
                  temperature: float = 0.0, max_tokens: int = 512, timeout_s: float = 60.0, max_retries: int = 4,

@@ -12,7 +12,10 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from consoleagent.policies.base import Policy
+from consoleagent.policies.base import Policy, PolicyConfigError
+
+__all__ = ["ALIASES", "POLICIES", "PolicyConfigError", "coerce", "make_policy", "parse_option_pairs", "policy_options",
+           "preflight"]
 
 
 def _classes() -> dict[str, Callable[..., Policy]]:
@@ -21,14 +24,15 @@ def _classes() -> dict[str, Callable[..., Policy]]:
     from consoleagent.policies.docfollower import DocFollowerPolicy
     from consoleagent.policies.hf import HFPolicy
     from consoleagent.policies.llm import LLMPolicy
+    from consoleagent.policies.ranker import RankerPolicy
     from consoleagent.policies.replay import ReplayPolicy
     from consoleagent.policies.scripted import ScriptedPolicy
 
     return {"llm": LLMPolicy, "docfollower": DocFollowerPolicy, "replay": ReplayPolicy, "scripted": ScriptedPolicy,
-            "hf": HFPolicy}
+            "hf": HFPolicy, "ranker": RankerPolicy}
 
 
-POLICIES = ("llm", "docfollower", "replay", "scripted", "hf")
+POLICIES = ("llm", "docfollower", "replay", "scripted", "hf", "ranker")
 ALIASES = {"trajectory": "trajectory_path", "path": "trajectory_path"}  # replay's file, as a CLI user would call it
 
 
@@ -41,7 +45,7 @@ def policy_options(name: str) -> dict[str, inspect.Parameter]:
 
 
 def make_policy(name: str, **options: Any) -> Policy:
-    """A policy by name ("llm", "docfollower", "replay", "scripted", "hf"), its string options converted."""
+    """A policy by name ("llm", "docfollower", "replay", "scripted", "hf", "ranker"), its string options converted."""
     accepted = policy_options(name)
     hints = typing.get_type_hints(_classes()[name].__init__)
     converted: dict[str, Any] = {}
@@ -55,6 +59,14 @@ def make_policy(name: str, **options: Any) -> Policy:
     if missing:
         raise ValueError(f"policy {name!r} needs option(s): {', '.join(missing)}")
     return _classes()[name](**converted)
+
+
+def preflight(name: str, **options: Any) -> None:
+    """Check what a policy can check before any worker builds it (an API key, a model path), so a
+    misconfiguration is one clear error (PolicyConfigError) instead of every episode failing in a worker."""
+    check = getattr(_classes().get(name), "preflight", None)
+    if check is not None:
+        check(**options)
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, str]:

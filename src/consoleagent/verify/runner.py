@@ -81,27 +81,67 @@ def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
         held = {k: held.get(k) for k in wanted}
         if held != wanted:
             changed = ", ".join(k for k in wanted if held.get(k) != wanted[k])
-            raise VerifyConfigError(f"{out_dir} holds a verification with other {changed}; choose another --out "
-                                    "(or delete it to start over)")
+            raise VerifyConfigError(f"{out_dir} holds a verification with other {changed}; choose another --out, "
+                                    "or pass --restart to start over in it")
         return
     out_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({**wanted, "run_id": uuid.uuid4().hex[:12], "created_at": _now()}, indent=1),
-                    encoding="utf-8")
+    path.write_text(json.dumps({**wanted, "run_id": uuid.uuid4().hex[:12], "created_at": _now(), "elapsed_s": 0.0},
+                               indent=1), encoding="utf-8")
+
+
+# What `--restart` removes: everything a verification wrote except a person's reviews (they carry over by id).
+RESTART_REMOVES = (REQUEST_FILE, EPISODES_DIR, REPORT_FILE, "report.html", "junit.xml", "summary.md", "evaluation.json",
+                   "evaluation.md")
+
+
+def restart(out_dir: Path) -> list[str]:
+    """Forget the verification in ``out_dir`` so the next run starts over; returns what was removed.
+    Only a directory that holds a verification is touched, and only the files a verification writes."""
+    import shutil
+
+    out_dir = Path(out_dir)
+    if not (out_dir / REQUEST_FILE).exists():
+        return []
+    removed = []
+    for name in RESTART_REMOVES:
+        path = out_dir / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        else:
+            continue
+        removed.append(name)
+    return removed
 
 
 def run_verify(config: VerifyConfig, *, playwright: Any = None,
                on_record: Callable[[dict[str, Any]], None] | None = None) -> VerifyReport:
-    """Run what is not yet in the ledger, then build, store and render the report."""
+    """Run what is not yet in the ledger, then build, store and render the report.
+
+    The inputs (release, documents, task files) are checked before anything is written, so a typo
+    leaves no output directory behind to block the corrected command."""
     started = time.monotonic()
     release = resolve_release(config.release)
+    work = plan(list(config.documents), release, _tasks(config.tasks, config.tasks_root), max_steps=config.max_steps)
     out_dir = Path(config.out_dir)
     check_request(out_dir, config, release)
-    work = plan(list(config.documents), release, _tasks(config.tasks, config.tasks_root), max_steps=config.max_steps)
     records: dict[str, dict[str, Any]] = {}
-    if work.targets:
-        records = _run_episodes(config, work, out_dir, playwright, on_record)
-    report = build_report(config, work, records, out_dir, release, time.monotonic() - started)
+    try:
+        if work.targets:
+            records = _run_episodes(config, work, out_dir, playwright, on_record)
+    finally:  # an interrupted session's time counts too: the report's run time is the sum over sessions
+        elapsed = _add_elapsed(out_dir, time.monotonic() - started)
+    report = build_report(config, work, records, out_dir, release, elapsed)
     return write_outputs(report, out_dir, junit=config.junit)
+
+
+def _add_elapsed(out_dir: Path, seconds: float) -> float:
+    path = out_dir / REQUEST_FILE
+    request = json.loads(path.read_text(encoding="utf-8"))
+    request["elapsed_s"] = round(float(request.get("elapsed_s") or 0.0) + seconds, 1)
+    path.write_text(json.dumps(request, indent=1), encoding="utf-8")
+    return request["elapsed_s"]
 
 
 def _tasks(selector: str | None, root: Path | str | None) -> list[Any]:
