@@ -16,10 +16,11 @@ as_root() {
     echo "need root to run: $*" >&2; exit 1; fi
 }
 
-if [ ! -x /usr/bin/chromium ]; then
-  log "Installing Debian's chromium"
+# bubblewrap: the OS sandbox for ResourceCoder's generated scripts (no bwrap, no generated code runs).
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/bwrap ]; then
+  log "Installing Debian's chromium and bubblewrap"
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap >/dev/null
 fi
 
 if [ ! -x "$VENV/bin/python" ]; then

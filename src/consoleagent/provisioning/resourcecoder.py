@@ -4,10 +4,14 @@ Two ways, in order. First the request is matched to Resource META templates (``R
 offline, deterministic) and the template engine creates and verifies the resources. When no
 template matches, or the templates failed, and a script writer (an LLM) is configured, the writer
 gets the request and an SDK reference, writes a Python script, and the script runs in the
-restricted sandbox with the account's provisioner key; its error goes back to the writer, which
-repairs the script, at most ``max_attempts`` times. The script's outputs that look like resource
-ids are checked to exist in the account, and a script that worked is saved as a candidate template
-(the reference system's data flywheel: reviewed candidates become META templates).
+OS sandbox (``sandbox.py``: bubblewrap, uid 65534, no network but the console's API) with the
+account's provisioner key; its error goes back to the writer, which repairs the script, at most
+``max_attempts`` times. The script is hostile by default: what it reports is a claim, and an attempt
+succeeds only when the run was clean (exit 0, no refusal on record) and the console's API, asked
+by this process with its own client, confirms every resource id the script named (at least one).
+Only those verified ids reach the report. A script that worked is saved as a candidate template
+(the reference system's data flywheel: reviewed candidates become META templates). Without a
+working sandbox no generated code runs at all; the template path needs no sandbox.
 
 Whatever fails ends as a ``ProvisioningError``; ``as_env_provisioner`` turns it into the
 environment fault that ends the episode as ``env_error``: a missing resource is the environment's
@@ -27,13 +31,15 @@ from stratus.sdk import Client, NotFoundError, StratusError
 
 from consoleagent.env.faults import EnvironmentFault
 from consoleagent.provisioning.request_matcher import RequestMatcher
-from consoleagent.provisioning.sandbox import Sandbox, SandboxResult
+from consoleagent.provisioning.sandbox import Sandbox, SandboxUnavailable
 from consoleagent.provisioning.script_writer import Attempt, LLMScriptWriter, ScriptWriter
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement, ResourceReport
 
 __all__ = ["Attempt", "LLMScriptWriter", "ResourceCoder", "ScriptWriter"]
 
-RESOURCE_ID = re.compile(r"^[a-z]{1,5}-[a-z0-9]{6,}$")  # vpc-…, vsw-…, sg-…, i-…, d-…, eip-…, ngw-…
+RESOURCE_ID = re.compile(r"^[a-z]{1,5}-[a-z0-9]{6,40}$")  # vpc-…, vsw-…, sg-…, i-…, d-…, eip-…, ngw-…
+OUTPUT_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+MAX_VERIFIED_IDS = 50  # resource ids looked up per attempt (a hostile script could name thousands)
 REFERENCE_LIMIT = 14_000  # characters of SDK reference given to the writer
 SDK_USAGE = """\
 SDK usage (the sandbox's `client` is a stratus.sdk.Client):
@@ -99,6 +105,10 @@ class ResourceCoder:
 
     def _by_script(self, account: PooledAccount, description: str, template_error: ProvisioningError | None) -> ResourceReport:
         assert self.writer is not None
+        try:
+            self.sandbox.ensure_available()
+        except SandboxUnavailable as err:
+            raise ProvisioningError(f"generated provisioning scripts need the OS sandbox: {err}", phase="script") from err
         sandbox = self.sandbox.with_console(account.console)
         env = _sandbox_env(account)
         reference = self.sdk_reference(description)
@@ -118,12 +128,15 @@ class ResourceCoder:
                 script = self.writer.write(description, reference, list(self.attempts))
             except Exception as exc:  # the model endpoint failed: an environment problem like any other
                 raise ProvisioningError(f"the script writer failed: {exc}", phase="script") from exc
-            result = sandbox.run(script, env)
-            error = result.error if not result.ok else self._verify(client, result)
+            try:
+                result = sandbox.run(script, env)
+            except SandboxUnavailable as err:
+                raise ProvisioningError(f"generated provisioning scripts need the OS sandbox: {err}", phase="script") from err
+            verified, error = ({}, result.error or "the script failed") if not result.ok else self._verify(client, result.outputs)
             self.attempts.append(Attempt(script, error, result.stdout, result.stderr))
             if error is None:
-                saved = self._save_candidate(description, script, result.outputs)
-                return self._script_report(description, result, template_error, saved)
+                saved = self._save_candidate(description, script, verified)
+                return self._script_report(description, verified, template_error, saved)
         last = self.attempts[-1].error if self.attempts else "no attempt was made"
         prefix = f"the templates failed ({template_error}); then " if template_error else ""
         raise ProvisioningError(f"{prefix}ResourceCoder could not provision {description!r} in {len(self.attempts)} "
@@ -147,21 +160,26 @@ class ResourceCoder:
             "\n".join(e for e in examples if e)
         return text[:REFERENCE_LIMIT]
 
-    def _verify(self, client: Client, result: SandboxResult) -> str | None:
-        """None when every id the script reported exists in the account; else why not (shown to the writer)."""
-        if not result.outputs:
-            return "the script finished but left `outputs` empty: put the created resources' ids in it"
-        for key, value in result.outputs.items():
-            for item in value if isinstance(value, list) else [value]:
-                if not (isinstance(item, str) and RESOURCE_ID.match(item)):
-                    continue
+    def _verify(self, client: Client, outputs: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """The outputs naming resources that the console's API confirms in the account, or why not (shown
+        to the writer). The script's outputs are claims: only ids this process looked up are kept."""
+        claimed = claimed_ids(outputs)
+        if not claimed:
+            return {}, ("the script finished but named no resource: put the created resources' ids in `outputs` "
+                        "(e.g. outputs['vpc_id'] = vpc['VpcId'])")
+        if sum(len(ids) for ids in claimed.values()) > MAX_VERIFIED_IDS:
+            return {}, f"the script named more than {MAX_VERIFIED_IDS} resource ids in `outputs`"
+        for key, ids in claimed.items():
+            for item in ids:
                 try:
-                    client.get_resource(item)
+                    found = client.get_resource(item)
                 except NotFoundError:
-                    return f"verification failed: outputs[{key!r}] = {item!r}, but no such resource exists in the account"
+                    return {}, f"verification failed: outputs[{key!r}] = {item!r}, but no such resource exists in the account"
                 except StratusError as err:
-                    return f"verification of outputs[{key!r}] = {item!r} failed: {err}"
-        return None
+                    return {}, f"verification of outputs[{key!r}] = {item!r} failed: {err}"
+                if found.get("ResourceId") != item:
+                    return {}, f"verification failed: the console describes {found.get('ResourceId')!r} for outputs[{key!r}]"
+        return {key: ids if isinstance(outputs[key], list) else ids[0] for key, ids in claimed.items()}, None
 
     def _save_candidate(self, description: str, script: str, outputs: dict[str, Any]) -> Path | None:
         """Keep a script that worked as a candidate template, with a header saying what it makes."""
@@ -181,12 +199,12 @@ class ResourceCoder:
         self.saved.append(path)
         return path
 
-    def _script_report(self, description: str, result: SandboxResult, template_error: ProvisioningError | None,
+    def _script_report(self, description: str, verified: dict[str, Any], template_error: ProvisioningError | None,
                        saved: Path | None) -> ResourceReport:
         notes = f"Provisioned for the request {description!r} by a generated script ({len(self.attempts)} attempt(s))."
         if template_error is not None:
             notes += f" The matching templates had failed: {template_error}"
-        report = ResourceReport(resources=[{"name": "requested", "template": "script", "outputs": dict(result.outputs)}],
+        report = ResourceReport(resources=[{"name": "requested", "template": "script", "outputs": dict(verified)}],
                                 source="resourcecoder-script", notes=notes)
         if saved is not None:
             report.resources[0]["candidate"] = str(saved)
@@ -207,6 +225,22 @@ class ResourceCoder:
             return f"Resources provisioned for {description!r}:\n{report.text()}"
 
         return provisioner
+
+
+def claimed_ids(outputs: Any) -> dict[str, list[str]]:
+    """The resource ids a script's outputs name, by output key: a string id or a list of them under a
+    plain identifier key. Anything else (numbers, notes, odd keys, nested data) is not a claim."""
+    if not isinstance(outputs, dict):
+        return {}
+    claimed: dict[str, list[str]] = {}
+    for key, value in outputs.items():
+        if not (isinstance(key, str) and OUTPUT_KEY.match(key)):
+            continue
+        items = value if isinstance(value, list) else [value]
+        ids = [item for item in items if isinstance(item, str) and RESOURCE_ID.match(item)]
+        if ids and len(ids) == len(items):
+            claimed[key] = ids
+    return claimed
 
 
 def _provisioner_client(account: PooledAccount) -> Client:

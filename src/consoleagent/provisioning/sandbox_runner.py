@@ -1,13 +1,18 @@
-"""The program that runs inside the sandbox's child process (see ``sandbox.py`` for the whole picture).
+"""The program that runs inside the jail (see ``jail.py`` and ``sandbox.py`` for the whole picture).
 
-Started as ``python -I -B sandbox_runner.py CONFIG``; it reads its config, lowers its own resource
-limits, builds the SDK client, installs an audit hook that refuses what a provisioning script has
-no business doing, runs the script with an import fence, and writes the script's ``outputs`` as JSON
-to ``result.json`` in the scratch directory. It imports only the standard library (and the SDK it
-hands to the script), so it does not drag consoleagent into the child.
+Started as ``python -I -B /sandbox/in/sandbox_runner.py /sandbox/in/config.json`` as uid 65534 in
+its own namespaces, with hard rlimits already set. It builds the SDK client (HTTP over the
+console's Unix socket), installs an in-process guard, runs the script with an import fence and
+reports on a pipe the parent gave it (``report_fd``): one JSON line per refusal, written the
+moment it happens, and one JSON line with the script's ``outputs`` at the end. It imports only the
+standard library and the SDK, so it does not drag consoleagent into the jail.
 
-Refusals raise ``SandboxViolation`` (a PermissionError) inside the script and are also recorded
-here, so a script that swallows the exception still fails: the first refusal becomes the error.
+The guard is defence in depth and a teacher, not the boundary: it turns what a provisioning
+script has no business doing (imports beyond the SDK, writes outside scratch, processes, sockets
+other than the API's, native code) into clear errors the script writer can learn from. Everything
+here, the guard and the report included, runs in the script's own process and can be subverted by
+it; the parent therefore treats the report as untrusted hints and decides success by asking the
+console's API (see ``resourcecoder.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +20,14 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import resource
 import signal
 import socket
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable, TextIO
 
-RESULT_FILE = "result.json"
+API_SOCKET = "/sandbox/api.sock"
+API_BASE_URL = "http://console"  # the host name is never resolved: the transport is the Unix socket
 _PROCESS_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen",
                    "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill")
 _PATH_EVENTS = {  # event -> indexes of the path arguments that must lie inside the scratch directory
@@ -30,12 +35,10 @@ _PATH_EVENTS = {  # event -> indexes of the path arguments that must lie inside 
     "os.rename": (0, 1), "os.truncate": (0,), "os.chdir": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
     "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copytree": (1,), "shutil.move": (0, 1),
 }
+_DNS_EVENTS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo")
 _NEVER_IMPORT = ("ctypes", "_ctypes", "cffi", "_cffi_backend")
-_READ_FILES = ("/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf",
-               "/etc/localtime", "/etc/services", "/etc/protocols", "/dev/null", "/dev/urandom")
+_READ_FILES = ("/etc/localtime", "/dev/null", "/dev/urandom")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-# Walking the garbage collector's object lists would reach the guard itself. (Frames stay
-# inspectable: typing_extensions and logging need sys._getframe on ordinary call paths.)
 _OBJECT_WALKS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
 
 
@@ -50,19 +53,15 @@ class SandboxViolation(PermissionError):
 class Guard:
     """The audit hook: one check per kind of effect (files, processes, network, native code).
 
-    Installed just before the script runs and never removed (CPython cannot remove audit hooks).
-    The path and name-resolution functions it relies on are bound here, so a script that rebinds
-    ``os.path.realpath`` or ``socket.getaddrinfo`` does not change what the guard sees; its class,
-    builtins and this module's globals can still be patched (see ``sandbox.py``).
+    Each refusal is sent to ``report`` before it is raised, so a script that swallows it, or later
+    forges its result, still fails: the parent already has the record.
     """
 
-    def __init__(self, scratch: str, allowed: list[tuple[str, int]], read_roots: list[str]) -> None:
+    def __init__(self, scratch: str, read_roots: list[str], report: Callable[[str, str], None]) -> None:
         self._realpath, self._join, self._getcwd, self._fsdecode = os.path.realpath, os.path.join, os.getcwd, os.fsdecode
-        self._getaddrinfo = socket.getaddrinfo
         self.scratch = self._realpath(scratch)
-        self.allowed = _resolve(allowed)
-        self.allowed_text = ", ".join(f"{h}:{p}" for h, p in allowed) or "none"
         self.read_roots = [self._realpath(r) for r in read_roots if r]
+        self.report = report
         self.violations: list[SandboxViolation] = []
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
@@ -73,7 +72,7 @@ class Guard:
         elif event in _PATH_EVENTS:
             for index in _PATH_EVENTS[event]:
                 self._check_write_path(args[index] if index < len(args) else None, event)
-        elif event in ("os.symlink", "os.link"):
+        elif event in ("os.symlink", "os.link"):  # (mkfifo and mknod raise no audit event: the jail stops them)
             self._refuse("write", f"creating links ({event}) is not allowed in the sandbox")
         elif event.startswith(_PROCESS_EVENTS):
             self._refuse("process", f"starting or signalling processes ({event}) is not allowed in the sandbox")
@@ -81,12 +80,15 @@ class Guard:
             self._refuse("native", "native code (ctypes/cffi) is not allowed in the sandbox")
         elif event in ("resource.setrlimit", "resource.prlimit", "sys.addaudithook"):
             self._refuse("limits", f"changing the sandbox's limits ({event}) is not allowed")
+        elif event in _DNS_EVENTS:
+            self._refuse("network", f"name lookups ({event}) are not allowed: the console API is the only address")
         elif event.startswith("socket."):
             self._check_socket(event, args)
 
     def _refuse(self, kind: str, message: str) -> None:
         violation = SandboxViolation(kind, message)
         self.violations.append(violation)
+        self.report(kind, message)
         raise violation
 
     def _inside(self, path: str, roots: list[str]) -> bool:
@@ -94,7 +96,7 @@ class Guard:
 
     def _real(self, path: Any) -> str | None:
         if isinstance(path, int) or path is None:
-            return None  # an already-open descriptor: it was checked when it was opened
+            return None  # an already-open descriptor (the jail's mounts decide what it may do)
         if isinstance(path, bytes):
             path = self._fsdecode(path)
         return self._realpath(self._join(self._getcwd(), os.fspath(path)))
@@ -119,36 +121,17 @@ class Guard:
     def _check_socket(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "socket.__new__":
             family = args[1] if len(args) > 1 else None
-            if family not in (socket.AF_INET, socket.AF_INET6, -1, None):
-                self._refuse("network", f"socket family {family} is not allowed: only TCP to the console API")
+            if family not in (socket.AF_UNIX, -1, None):
+                self._refuse("network", f"socket family {family} is not allowed: only the console API")
         elif event == "socket.bind":
             self._refuse("network", "listening sockets are not allowed in the sandbox")
         elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
             address = args[-1] if event != "socket.connect" else args[1]
             if event == "socket.sendmsg" and address is None:
                 return  # on a connected socket: the connect was checked
-            if not isinstance(address, tuple) or len(address) < 2:
-                self._refuse("network", f"connection to {address!r} is not allowed: only the console API")
-            host, port = str(address[0]), int(address[1])
-            if (host, port) in self.allowed or any((ip, port) in self.allowed for ip in _addresses(host, self._getaddrinfo)):
-                return
-            self._refuse("network", f"connection to {host}:{port} is not allowed: only the console API "
-                         f"({self.allowed_text})")
-
-
-def _addresses(host: str, getaddrinfo: Any = socket.getaddrinfo) -> set[str]:
-    try:
-        return {info[4][0] for info in getaddrinfo(host, None)}
-    except OSError:
-        return set()
-
-
-def _resolve(allowed: list[tuple[str, int]]) -> set[tuple[str, int]]:
-    pairs: set[tuple[str, int]] = set()
-    for host, port in allowed:
-        pairs.add((host, int(port)))
-        pairs.update((ip, int(port)) for ip in _addresses(host))
-    return pairs
+            if address != API_SOCKET:
+                shown = f"{address[0]}:{address[1]}" if isinstance(address, tuple) and len(address) >= 2 else repr(address)
+                self._refuse("network", f"connection to {shown} is not allowed: only the console API")
 
 
 def make_import(allowed_modules: list[str], guard: Guard) -> Any:
@@ -180,30 +163,16 @@ def make_import(allowed_modules: list[str], guard: Guard) -> Any:
     return guarded_import
 
 
-def set_limits(memory_mb: int, cpu_s: int, file_mb: int, max_files: int) -> None:
-    """Lower this process's limits; it cannot raise them again (the audit hook refuses setrlimit)."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large file then fails with EFBIG instead of killing us
-    for limit, value in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024), (resource.RLIMIT_CPU, cpu_s),
-                         (resource.RLIMIT_FSIZE, file_mb * 1024 * 1024), (resource.RLIMIT_NOFILE, max_files),
-                         (resource.RLIMIT_CORE, 0)):
-        _, hard = resource.getrlimit(limit)
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        # CPU: SIGXCPU at the soft limit (the parent reports it as such), SIGKILL a second later
-        ceiling = value + 1 if limit == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else value
-        resource.setrlimit(limit, (value, ceiling))
-
-
-def make_client(env: dict[str, str]) -> Any:
-    """The ready SDK client the script receives (None when no console was given)."""
-    endpoint = env.pop("STRATUS_ENDPOINT", None)
-    key_id = env.pop("STRATUS_ACCESS_KEY_ID", None)
-    secret = env.pop("STRATUS_ACCESS_KEY_SECRET", None)
-    region = env.pop("STRATUS_REGION", None) or "cn-hangzhou"
-    if not (endpoint and key_id and secret):
+def make_client(config: dict[str, Any]) -> Any:
+    """The ready SDK client the script receives (None when the run has no console): HTTP over the socket."""
+    key_id, secret = config.get("access_key_id"), config.get("access_key_secret")
+    if not (key_id and secret and os.path.exists(API_SOCKET)):
         return None
+    import httpx2
     from stratus.sdk import Client
 
-    return Client(endpoint, key_id, secret, region=region)
+    return Client(API_BASE_URL, key_id, secret, region=config.get("region") or "cn-hangzhou",
+                  transport=httpx2.HTTPTransport(uds=API_SOCKET))
 
 
 def preload(modules: list[str]) -> None:
@@ -218,9 +187,9 @@ def preload(modules: list[str]) -> None:
             continue
 
 
-def read_roots() -> list[str]:
-    """Where the interpreter and the SDK's code may be read from."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+def read_roots(inputs: str) -> list[str]:
+    """Where the interpreter, the SDK's code and the run's inputs may be read from."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, inputs}
     roots.update(p for p in sys.path if p and os.path.isdir(p))
     import stratus
 
@@ -242,15 +211,33 @@ def _report_failure(exc: BaseException, script_path: str) -> str:
     return message + where
 
 
-def run(config: dict[str, Any]) -> dict[str, Any]:
-    scratch = config["scratch"]
-    script_path = os.path.join(scratch, "script.py")
+class Reporter:
+    """JSON lines on the report pipe; written and flushed at once, so a later crash loses nothing."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def violation(self, kind: str, message: str) -> None:
+        self._send({"type": "violation", "kind": kind, "message": message})
+
+    def result(self, result: dict[str, Any]) -> None:
+        self._send({"type": "result", **result})
+
+    def _send(self, record: dict[str, Any]) -> None:
+        try:
+            self.stream.write(json.dumps(record) + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # the parent stopped listening (or the script closed the pipe): its record decides
+
+
+def run(config: dict[str, Any], reporter: Reporter) -> dict[str, Any]:
+    script_path = os.path.join(config["inputs"], "script.py")
     with open(script_path, encoding="utf-8") as handle:
         source = handle.read()
     preload(config["allowed_modules"])
-    client = make_client(os.environ)
-    guard = Guard(scratch, [tuple(pair) for pair in config["allowed_hosts"]], read_roots())
-    set_limits(config["memory_mb"], config["cpu_s"], config.get("file_mb", 16), config.get("max_files", 64))
+    client = make_client(config)
+    guard = Guard(os.getcwd(), read_roots(config["inputs"]), reporter.violation)
     sys.addaudithook(guard)
     script_builtins = dict(vars(builtins))
     script_builtins["__import__"] = make_import(list(config["allowed_modules"]), guard)
@@ -293,10 +280,11 @@ def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as handle:
         config = json.load(handle)
     sys.dont_write_bytecode = True
-    os.chdir(config["scratch"])
-    result = run(config)
-    with open(os.path.join(config["scratch"], RESULT_FILE), "w", encoding="utf-8") as handle:
-        json.dump(result, handle)
+    os.chdir(config["scratch"])  # not bwrap's --chdir: root without capabilities may not enter it
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large file then fails with EFBIG instead of killing us
+    reporter = Reporter(os.fdopen(int(config["report_fd"]), "w", encoding="utf-8"))
+    result = run(config, reporter)
+    reporter.result(result)
     return 0 if result["ok"] else 1
 
 

@@ -1,0 +1,177 @@
+"""The operating-system jail a generated provisioning script runs in: Debian's bubblewrap (``bwrap``).
+
+WHY a jail and not the in-process audit hook alone: model-written code is hostile by default, and
+CPython's audit hooks can be bypassed from Python itself (``print.__self__.__import__``,
+``_posixsubprocess.fork_exec``, ``dir_fd=``, frame walking). The kernel cannot be talked out of a
+namespace, a read-only mount or a user id, so those are the boundary:
+
+- **user**: the script runs as uid/gid 65534 (``nobody``) on the host with no capabilities and
+  ``no_new_privs``. As root, bwrap sets up the mounts with root's rights and ``setpriv`` drops to the
+  real host uid 65534 (a user namespace would map 65534 inside to root outside, and root owns most
+  files). As any other user, an unprivileged user namespace maps 65534 inside to the caller.
+- **namespaces**: new pid, net, ipc, uts (and cgroup where possible) namespaces; ``--die-with-parent``
+  and a pid namespace mean the whole process tree dies with the sandbox (detached or not);
+  ``--new-session`` keeps it off the parent's terminal. The net namespace has only its own loopback:
+  the console's API comes in through a bind-mounted Unix socket (``api_relay.py``).
+- **filesystem**: an empty tmpfs root with read-only binds of ``/usr`` and the Python installation
+  (interpreter, site-packages, the SDK's source), a private ``/proc``, a minimal ``/dev`` and
+  ``/tmp``, the run's inputs read-only and its scratch directory the only writable host path. Homes,
+  ``/etc``, ``/var``, ``/tmp`` and the working tree of the host are not there at all.
+- **limits**: ``prlimit`` sets address space, CPU seconds, file size, open files, processes and no
+  core dumps before the interpreter starts (hard limits: the script cannot raise them).
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+BWRAP = "/usr/bin/bwrap"
+PRLIMIT = "/usr/bin/prlimit"
+SETPRIV = "/usr/bin/setpriv"
+SANDBOX_UID = 65534  # nobody
+INSIDE_ROOT = "/sandbox"
+INSIDE_IN = f"{INSIDE_ROOT}/in"  # runner, script and config (read-only)
+INSIDE_SCRATCH = f"{INSIDE_ROOT}/scratch"  # the only writable place (working directory, HOME)
+INSIDE_SOCKET = f"{INSIDE_ROOT}/api.sock"  # the console's API (see api_relay.py)
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")  # the loader's cache and the time zone; nothing else of /etc
+_TOP_LINKS = ("/bin", "/lib", "/lib64", "/sbin")  # merged-/usr symlinks on Debian, directories elsewhere
+_probed = False
+
+
+class SandboxUnavailable(RuntimeError):
+    """bwrap is missing or cannot create namespaces here: generated code is then never run."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one run (hard limits, set before the interpreter starts)."""
+
+    memory_mb: int = 768
+    cpu_s: int = 30
+    file_mb: int = 16
+    max_files: int = 64
+    max_processes: int = 32  # RLIMIT_NPROC counts the host uid's processes (all sandboxes together)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The host paths of one run that appear inside the jail."""
+
+    inputs: Path  # → INSIDE_IN, read-only
+    scratch: Path  # → INSIDE_SCRATCH, writable
+    socket: Path  # → INSIDE_SOCKET
+
+
+def runtime_paths() -> list[str]:
+    """Host directories the interpreter and the SDK need, read-only: the prefixes of this Python
+    (a venv's and its base), site-packages, and where the ``stratus`` package lives (an editable
+    install keeps it in the source tree). Nested paths collapse into their ancestor."""
+    import stratus
+
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+                  os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages(),
+                  *(os.path.dirname(os.path.realpath(p)) for p in stratus.__path__)}
+    real = sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
+    if "/" in real:
+        raise SandboxUnavailable("the Python installation lives at / itself; the sandbox will not bind the whole root")
+    kept: list[str] = []
+    for path in real:  # sorted: an ancestor comes before its descendants
+        if path == "/usr" or path.startswith("/usr/") or any(path.startswith(k + "/") for k in kept):
+            continue
+        kept.append(path)
+    return kept
+
+
+def _namespace_args() -> list[str]:
+    common = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+              "--die-with-parent", "--new-session"]
+    if os.geteuid() == 0:  # no user namespace: setpriv drops to the real uid inside (see the module docstring)
+        return [*common, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                "--cap-add", "CAP_SETPCAP"]
+    return [*common, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
+
+
+def _base_filesystem_args() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in _TOP_LINKS:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700, closed to the dropped uid
+    for name in _ETC_FILES:
+        args += ["--ro-bind-try", name, name]
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+
+
+def _directories(path: str, made: set[str]) -> list[str]:
+    """``--dir`` for each missing ancestor, world-readable (bwrap would make them 0700, which the
+    dropped uid could not enter)."""
+    args: list[str] = []
+    parts = Path(path).parts[1:-1]
+    for index in range(len(parts)):
+        ancestor = "/" + "/".join(parts[: index + 1])
+        if ancestor not in made:
+            made.add(ancestor)
+            args += ["--perms", "0755", "--dir", ancestor]
+    return args
+
+
+def _bind_args(layout: Layout | None) -> list[str]:
+    made: set[str] = {"/usr", "/tmp", "/proc", "/dev"}
+    args: list[str] = []
+    for path in runtime_paths():
+        args += _directories(path, made) + ["--ro-bind", path, path]
+    if layout is not None:
+        args += _directories(INSIDE_IN, made)
+        args += ["--ro-bind", str(layout.inputs), INSIDE_IN, "--bind", str(layout.scratch), INSIDE_SCRATCH,
+                 "--ro-bind", str(layout.socket), INSIDE_SOCKET]  # the runner enters scratch as uid 65534
+    return args
+
+
+def _limit_args(limits: Limits) -> list[str]:
+    mib = 1024 * 1024
+    return [PRLIMIT, f"--as={limits.memory_mb * mib}", f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
+            f"--fsize={limits.file_mb * mib}", f"--nofile={limits.max_files}", f"--nproc={limits.max_processes}",
+            "--core=0", "--"]
+
+
+def _drop_args() -> list[str]:
+    if os.geteuid() != 0:
+        return []
+    return [SETPRIV, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def command(layout: Layout | None, limits: Limits, argv: list[str]) -> list[str]:
+    """The full command line: bwrap's namespaces and mounts, then prlimit, then the uid drop, then ``argv``.
+    No secret may go on it: the jail's pid 1 (bwrap) shows its command line to the script."""
+    return [BWRAP, *_namespace_args(), *_base_filesystem_args(), *_bind_args(layout), "--",
+            *_limit_args(limits), *_drop_args(), *argv]
+
+
+def probe() -> None:
+    """Raise ``SandboxUnavailable`` (saying why) unless bwrap can build the jail here; a success is cached."""
+    global _probed
+    if _probed:
+        return
+    for tool in (BWRAP, PRLIMIT, *([SETPRIV] if os.geteuid() == 0 else [])):
+        if not os.access(tool, os.X_OK):
+            raise SandboxUnavailable(f"{tool} is missing: install Debian's bubblewrap and util-linux "
+                                     "(generated code is never run outside the OS sandbox)")
+    argv = command(None, Limits(), [os.path.realpath(sys.executable), "-I", "-S", "-c", "import os; print(os.getuid())"])
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxUnavailable(f"bwrap could not start the sandbox: {exc}") from exc
+    if done.returncode != 0 or done.stdout.strip() != str(SANDBOX_UID):
+        detail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SandboxUnavailable(f"bwrap cannot create the sandbox's namespaces here ({detail}); "
+                                 "generated code is never run outside the OS sandbox")
+    _probed = True
