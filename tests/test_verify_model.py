@@ -68,11 +68,17 @@ def test_documents_without_procedures_are_skipped_and_bad_front_matter_names_the
 
 def test_every_shipped_procedure_finds_a_task_on_the_release_it_is_verified_on() -> None:
     work = plan([DOCUMENTS_ROOT], "2026.09", load_suite())
-    assert len(work.targets) == 53 and all(t.outcome_source == "rule" for t in work.targets)
+    with_task = [t for t in work.targets if t.task is not None]
+    assert len(with_task) == 53 and all(t.outcome_source == "rule" for t in with_task)
     on_release = [t for t in work.targets if t.origin and t.origin.release == "2026.09"]
     assert len(on_release) == 38  # the documents with a task on 2026.09; the others run their 2026.03 task there
-    assert all(t.spec.release == "2026.09" and t.spec.document.endswith(".md") for t in work.targets)
-    assert len({t.key for t in work.targets}) == 53
+    assert all(t.spec.release == "2026.09" and t.spec.document.endswith(".md") for t in with_task)
+    # the documents in other styles (a team's own documents: no suite task) are verified too, in every format
+    styles = sorted(Path(t.path).name for t in work.targets if t.task is None)
+    assert styles == ["alibaba-create-security-group.md", "html-stop-instance.html",
+                      "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
+    assert all(t.outcome_source == "agent" and t.spec.requires for t in work.targets if t.task is None)
+    assert len({t.key for t in work.targets}) == 57
 
 
 def test_choose_task_prefers_the_release_then_a_completable_task() -> None:

@@ -1,6 +1,9 @@
-"""Documents: console procedures written for people, parsed into steps an agent can follow."""
+"""Documents: console documentation as people write it (Markdown, reStructuredText, HTML), read into
+one model of procedures and steps an agent can follow (see ``model`` and ``docs/formats.md``)."""
 
-from consoleagent.documents.procedure import (Document, Procedure, ProcedureError, Step, Table, load_document, load_procedure,
-                                              parse_document, parse_procedure)
+from consoleagent.documents.loader import (SUFFIXES, document_paths, format_of, load_document, load_procedure,
+                                           parse_document, parse_procedure, read_metadata)
+from consoleagent.documents.model import Document, FieldSpec, Procedure, ProcedureError, Step, Table, Value
 
-__all__ = ["Document", "load_document", "parse_document", "Procedure", "ProcedureError", "Step", "Table", "load_procedure", "parse_procedure"]
+__all__ = ["Document", "FieldSpec", "Procedure", "ProcedureError", "Step", "SUFFIXES", "Table", "Value", "document_paths",
+           "format_of", "load_document", "load_procedure", "parse_document", "parse_procedure", "read_metadata"]

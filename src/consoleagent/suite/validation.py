@@ -32,6 +32,11 @@ class DocumentInfo:
 
 
 def front_matter(path: Path) -> dict[str, Any]:
+    """A suite document's metadata: YAML front matter, or the rST field list / HTML meta tags of other formats."""
+    if path.suffix != ".md":
+        from consoleagent.documents import read_metadata
+
+        return read_metadata(path)
     text = path.read_text(encoding="utf-8")
     if not text.startswith("---\n"):
         return {}
@@ -41,14 +46,17 @@ def front_matter(path: Path) -> dict[str, Any]:
 
 def load_documents(root: Path = DOCUMENTS_ROOT) -> tuple[dict[str, DocumentInfo], list[str]]:
     """Every suite document by its path under ``root``, and the problems found reading them."""
-    from consoleagent.documents import load_procedure
+    from consoleagent.documents import document_paths, load_procedure
     from consoleagent.documents.procedure import ProcedureError
 
     documents, problems = {}, []
-    for path in sorted(root.rglob("*.md")):
+    for path in document_paths(root):
         key = path.relative_to(root).as_posix()
         try:
             meta = front_matter(path)
+        except ProcedureError as exc:
+            problems.append(str(exc))
+            continue
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             problems.append(f"{path}:{mark.line + 2 if mark else 1}: front matter is not valid YAML: {getattr(exc, 'problem', exc)}")

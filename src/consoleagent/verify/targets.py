@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from consoleagent.documents import Document, Procedure, ProcedureError, load_document
+from consoleagent.documents import Document, Procedure, ProcedureError, document_paths, load_document
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.suite.validation import front_matter
 from consoleagent.tasks.spec import TaskSpec
@@ -57,11 +57,11 @@ class Plan:
 
 
 def document_files(paths: list[Path]) -> list[Path]:
-    """The Markdown files named, folders searched recursively; sorted, each once."""
+    """The documents named, folders searched recursively (Markdown, reStructuredText, HTML); sorted, each once."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*.md") if p.is_file())
+            found += document_paths(path)
         elif path.is_file():
             found.append(path)
         else:
@@ -73,14 +73,14 @@ def document_files(paths: list[Path]) -> list[Path]:
             seen.add(path.resolve())
             unique.append(path)
     if not unique:
-        raise VerifyInputError(f"no Markdown documents under {', '.join(map(str, paths))}")
+        raise VerifyInputError(f"no documents (.md, .rst, .html) under {', '.join(map(str, paths))}")
     return unique
 
 
 def shipped_document_ids(root: Path = DOCUMENTS_ROOT) -> dict[str, str]:
     """Front-matter id → path under the suite's documents root (how a copied document finds its tasks)."""
     ids = {}
-    for path in sorted(root.rglob("*.md")):
+    for path in document_paths(root):
         doc_id = front_matter(path).get("id")
         if doc_id:
             ids[str(doc_id)] = path.relative_to(root).as_posix()

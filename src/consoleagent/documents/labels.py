@@ -1,0 +1,108 @@
+"""UI labels in canonical step text: how they are written, recognised and read back.
+
+Writers mark a UI label in many ways: **bold**, *italic* (pgAdmin), ``code``, "quotes",
+``:guilabel:``, ``<span class="uicontrol">``, and menu paths as ``choose A > B``,
+``Object > Create > Database`` or ``:menuselection:`A --> B```. The format readers turn every one
+of them into ``**X**`` (and a path into ``**A** > **B**``), so the rest of the project recognises a
+label one way. This module holds that one way, and the judgement of whether emphasised text is a
+label at all (italics also stress words: "do *not* ...").
+"""
+
+from __future__ import annotations
+
+import re
+
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+# ``choose **A** > **B** > **C**``: a menu path (also written with an arrow).
+NAV_PATH = re.compile(r"\*\*[^*]+\*\*(?:\s*(?:>|→|-->|&gt;)\s*\*\*[^*]+\*\*)+")
+# A path written in one code span or menuselection: "Object > Create > Database", "A --> B", "A → B".
+PATH_SEPARATOR = re.compile(r"\s*(?:-->|->|→|›|»|>)\s*")
+# "Log on to the ECS console", "Open the VPC console", "go to the Elastic Compute Service console".
+CONSOLE = re.compile(r"\b(?i:log (?:on|in)(?: to)?|sign in to|open|go to|navigate to|access)\s+the\s+"
+                     r"(?:\*\*)?(?P<name>[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*){0,4})(?:\*\*)?\s+(?:management\s+)?console\b")
+
+# Emphasis that stresses a word rather than naming a control.
+_STRESS = {"not", "only", "must", "never", "always", "all", "any", "each", "every", "before", "after", "and", "or",
+           "cannot", "can", "should", "will", "may", "also", "both", "either", "neither", "exactly", "first", "last",
+           "one", "new", "same", "no longer", "at least", "at most", "more", "less", "very", "do", "does", "is", "are"}
+_NOTE_WORD = re.compile(r"^(?:note|notes|warning|tip|important|caution|danger|attention)\s*:$", re.I)
+MAX_LABEL_WORDS = 8
+MAX_LABEL_CHARS = 80
+
+# Quoted text right after a UI verb, or right before a control noun, is a label: click "OK", the "Name" field.
+_QUOTED_AFTER_VERB = re.compile(r"(?P<verb>\b(?:click|choose|select|press|tap|open|expand|go to)\s+(?:the\s+)?)"
+                                r"[\"“'‘](?P<label>[^\"”'’\n]{1,80})[\"”'’]", re.I)
+_QUOTED_BEFORE_NOUN = re.compile(r"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"”'’\n]{1,80})[\"”'’](?=\s+(?:field|button|tab|page|"
+                                 r"dialog|dialog box|box|menu|check ?box|column|section|link|option|list|drop-down|switch|"
+                                 r"text box|panel|pane|icon|toggle)\b)", re.I)
+
+
+def strip_markup(text: str) -> str:
+    """Canonical text without its marks: what a person reads."""
+    return re.sub(r"\s+", " ", text.replace("**", "").replace("`", "")).strip()
+
+
+def bold_labels(text: str) -> list[str]:
+    """The labels of canonical text, each once, in order."""
+    return list(dict.fromkeys(label.strip() for label in BOLD.findall(text)
+                              if label.strip() and not _NOTE_WORD.match(label.strip())))
+
+
+def navigation_paths(text: str) -> list[list[str]]:
+    """Every menu path of canonical text as its labels: ``**A** > **B**`` → ["A", "B"]."""
+    return [[label.strip() for label in BOLD.findall(m.group(0))] for m in NAV_PATH.finditer(text)]
+
+
+def console_named(text: str) -> str | None:
+    """The product console a sentence starts in ("Log on to the **ECS** console" → "ECS")."""
+    match = CONSOLE.search(text)
+    return match.group("name").strip() if match else None
+
+
+def is_label_like(text: str) -> bool:
+    """Whether emphasised text reads as a UI label: short, not a sentence, not a stressed word."""
+    plain = " ".join(text.split())
+    if not plain or len(plain) > MAX_LABEL_CHARS or len(plain.split()) > MAX_LABEL_WORDS:
+        return False
+    if plain.casefold() in _STRESS:
+        return False
+    if re.search(r"[.;:!]$", plain) and not plain.endswith("..."):
+        return False
+    return any(ch.isalnum() for ch in plain)
+
+
+def bold(label: str) -> str:
+    """A label in canonical form (never nested)."""
+    clean = " ".join(label.replace("**", "").split())
+    return f"**{clean}**" if clean else ""
+
+
+def menu_path(text: str) -> list[str] | None:
+    """The labels of a path written in one span ("Object > Create > Database"), or None if it is not one."""
+    parts = [p.strip() for p in PATH_SEPARATOR.split(text)]
+    if len(parts) < 2 or not all(parts) or not all(is_label_like(p) for p in parts):
+        return None
+    return parts
+
+
+def path_markup(labels: list[str]) -> str:
+    return " > ".join(bold(label) for label in labels)
+
+
+def code_or_path(text: str) -> str:
+    """A code span in canonical form: a menu path becomes labels, anything else stays code."""
+    path = menu_path(text) if re.search(r"-->|->|→|›|»|>", text) else None
+    return path_markup(path) if path else f"`{text}`"
+
+
+def mark_quoted_labels(text: str) -> str:
+    """Quoted labels in prose become ``**X**``: click "Create VPC", the 'Name' field."""
+    text = _QUOTED_AFTER_VERB.sub(lambda m: m.group("verb") + bold(m.group("label")), text)
+    return _QUOTED_BEFORE_NOUN.sub(lambda m: m.group("lead") + bold(m.group("label")), text)
+
+
+def tidy(text: str) -> str:
+    """Collapse the whitespace of canonical inline text and join adjacent marks (``**A****B**``)."""
+    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    text = re.sub(r" *\n *", "\n", text)
+    return text.strip()
