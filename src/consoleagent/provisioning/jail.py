@@ -51,7 +51,7 @@ class SandboxUnavailable(RuntimeError):
 class Limits:
     """Resource limits for one run (hard limits, set before the interpreter starts)."""
 
-    memory_mb: int = 768
+    memory_mb: int = 512
     cpu_s: int = 30
     file_mb: int = 16
     max_files: int = 64

@@ -69,7 +69,7 @@ class SandboxResult:
 class Sandbox:
     """Runs one script at a time in a fresh scratch directory under ``scratch_root``."""
 
-    def __init__(self, scratch_root: str | Path, *, timeout_s: float = 60, memory_mb: int = 768, cpu_s: int = 30,
+    def __init__(self, scratch_root: str | Path, *, timeout_s: float = 60, memory_mb: int = 512, cpu_s: int = 30,
                  file_mb: int = 16, max_processes: int = 32, allowed_modules: tuple[str, ...] = DEFAULT_MODULES,
                  keep_scratch: bool = False, python: str | None = None, console: str | None = None) -> None:
         self.scratch_root = Path(scratch_root)

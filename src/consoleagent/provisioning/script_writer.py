@@ -23,8 +23,8 @@ It runs in a restricted sandbox:
   the resource reaches a status ("Available", "Running", "Stopped", ...);
   `client.get_resource(resource_id)` returns {{"ResourceId", "Status", ...}}.
 - a global dict `params` holds parameters (often empty).
-- put every result in the global dict `outputs`, e.g. outputs["vpc_id"] = vpc["VpcId"]: ids of the
-  created resources and anything the agent needs to know (zone, CIDR, name). Ids are verified.
+- put the ids of the created resources in the global dict `outputs`, e.g. outputs["vpc_id"] =
+  vpc["VpcId"]. Each id is verified through the console's API; only verified ids are reported.
 - you may import only: {modules}. No files outside the working directory, no processes, no network
   except the console API through `client`.
 - limits: {timeout} s wall clock, {memory} MB of memory. Wait for each resource to become ready
