@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 NOT_OWNER_IDS = {"zone"}  # placeholders that are not account A's resources
+# ends with a newline so that resolve() does not take the JSON object for a {placeholder}
+ISO_POLICY = '{"Version": "1", "Statement": [{"Effect": "Allow", "Action": "vpc:Describe*", "Resource": "*"}]}\n'
 
 EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     # --- audit and resource center -----------------------------------------------------
@@ -117,6 +119,14 @@ EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("ecs", "DescribeSnapshots"): {"DiskId": "{disk}"},
     ("ecs", "ModifySnapshotAttribute"): {"SnapshotId": "{snapshot}", "SnapshotName": "renamed"},
     ("ecs", "DeleteSnapshot"): {"SnapshotId": "{snapshot}"},
+    # --- RAM: A's user "ops" and custom policies come from EXTRAS (names, not resource ids) ----
+    ("ram", "CreatePolicy"): {"PolicyName": "iso-new", "PolicyDocument": ISO_POLICY},
+    ("ram", "GetPolicy"): {"PolicyName": "iso-policy", "PolicyType": "Custom"},
+    ("ram", "DeletePolicy"): {"PolicyName": "iso-unattached"},
+    ("ram", "ListPolicies"): {"PolicyType": "Custom"},
+    ("ram", "AttachPolicyToUser"): {"PolicyType": "Custom", "PolicyName": "iso-policy", "UserName": "ops"},
+    ("ram", "DetachPolicyFromUser"): {"PolicyType": "System", "PolicyName": "ReadOnlyAccess", "UserName": "ops"},
+    ("ram", "ListPoliciesForUser"): {"UserName": "ops"},
 }
 
 
@@ -143,6 +153,11 @@ def EXTRAS(cloud: Any, client: Any, estate: dict[str, str]) -> dict[str, str]:  
                                        IpProtocol="TCP", PortRange="8080/8080", DestCidrIp="10.0.0.0/8")["SecurityGroupRuleId"]
     rules = client.call("ecs", "DescribeSecurityGroupAttribute", SecurityGroupId=estate["security_group"], Direction="ingress")
     extra["rule"] = rules["Permissions"][0]["SecurityGroupRuleId"]
+    account_id = client.call("actiontrail", "LookupEvents", PageSize=1)["Events"][0]["userIdentity"]["accountId"]
+    cloud.admin.create_user(account_id, "ops", password="0ps-Passw0rd!")
+    for name in ("iso-policy", "iso-unattached"):
+        client.call("ram", "CreatePolicy", PolicyName=name, PolicyDocument=ISO_POLICY)
+    client.call("ram", "AttachPolicyToUser", PolicyType="System", PolicyName="ReadOnlyAccess", UserName="ops")
     return extra
 
 

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from stratus.sdk import console_sign_in
 from tests.test_ecs_instances import LINUX, ZONE
 
 
 def signed_in(cloud: Any, tenant: Any) -> Any:
-    response = cloud.http.post("/login", data={"login_name": tenant.creds["login_name"], "password": tenant.creds["password"]},
-                               follow_redirects=False)
+    response = console_sign_in(cloud.http, tenant.creds["login_name"], tenant.creds["password"])
     assert response.status_code == 303
     return cloud.http
 

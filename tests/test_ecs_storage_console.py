@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from stratus.sdk import Client
+from stratus.sdk import Client, console_sign_in
 from tests.test_ecs_security_groups import IMAGE, make_instance, make_vpc, settle
 
 PASSWORD = "Passw0rd!2026"
@@ -15,8 +15,7 @@ PASSWORD = "Passw0rd!2026"
 
 def _login(cloud: Any, tenant: Any) -> Any:
     http = cloud.http
-    response = http.post("/login", data={"login_name": tenant.creds["login_name"], "password": PASSWORD, "next": "/console"},
-                         follow_redirects=False)
+    response = console_sign_in(http, tenant.creds["login_name"], PASSWORD)
     assert response.status_code == 303
     return http
 

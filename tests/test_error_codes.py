@@ -40,7 +40,7 @@ def test_every_stable_code(cloud: Cloud, tenant: Tenant, other_tenant: Tenant) -
     assert exc.value.code == "InsufficientBalance"
 
     # Forbidden: the console API without its CSRF header is refused even with a valid session
-    cloud.http.post("/login", data={"login_name": "root@alpha", "password": "Passw0rd!2026"})
+    sdk.console_sign_in(cloud.http, "root@alpha", "Passw0rd!2026")
     response = cloud.http.post("/api/vpc/DescribeVpcs", json={})
     assert (response.status_code, response.json()["Code"]) == (403, "Forbidden.CSRF")
     assert isinstance(sdk.error_for("Forbidden", "", 403), sdk.ForbiddenError)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import httpx2
 import pytest
 
-from stratus.sdk import AuthenticationError, Client
+from stratus.sdk import AuthenticationError, Client, console_sign_in
 from tests.conftest import Cloud, Tenant
 
 
 def sign_in(cloud: Cloud, login: str, password: str) -> httpx2.Response:
-    return cloud.http.post("/login", data={"login_name": login, "password": password, "next": "/console"},
-                           follow_redirects=False)
+    return console_sign_in(cloud.http, login, password)
 
 
 def test_console_sign_in_sets_session_and_is_audited(cloud: Cloud, tenant: Tenant) -> None:
@@ -22,6 +21,7 @@ def test_console_sign_in_sets_session_and_is_audited(cloud: Cloud, tenant: Tenan
     assert "stratus_session" in good.cookies
     signins = tenant.sdk.call("actiontrail", "LookupEvents", EventName="ConsoleSignin")["Events"]
     assert [(e["errorCode"], e["actor"]) for e in signins] == [(None, "console"), ("InvalidCredentials", "console")]
+    assert signins[1]["userIdentity"]["type"] == "unauthenticated"
     assert signins[0]["userIdentity"]["sessionId"]
 
 
@@ -41,6 +41,9 @@ def test_api_from_console_needs_csrf_header(cloud: Cloud, tenant: Tenant) -> Non
 def test_ram_user_signs_in_as_user_at_alias(cloud: Cloud, tenant: Tenant) -> None:
     user = cloud.admin.create_user(tenant.account_id, "alice", password="Al1ce-Passw0rd", with_access_key=True)
     assert user["login_name"] == "alice@alpha"
+    # a RAM user may do nothing until a policy allows it; reading the trail needs ActionTrail read access
+    tenant.sdk.call("ram", "AttachPolicyToUser", PolicyType="System", PolicyName="ActionTrailReadOnlyAccess",
+                    UserName="alice")
     assert sign_in(cloud, "alice@alpha", "Al1ce-Passw0rd").status_code == 303
     client = Client("http://testserver", user["access_key_id"], user["access_key_secret"], transport=cloud.http._transport)
     record = client.call("actiontrail", "LookupEvents", EventName="ConsoleSignin")["Events"][0]
@@ -71,9 +74,10 @@ def test_admin_api_refuses_tenant_credentials(cloud: Cloud, tenant: Tenant) -> N
     from stratus.core.identity import sign
 
     body = b'{"alias": "evil"}'
-    signature = sign(tenant.creds["access_key_secret"], "POST", "/admin/accounts", "2026-01-05T08:00:00Z", body)
+    signature = sign(tenant.creds["access_key_secret"], "POST", "/admin/accounts", "2026-01-05T08:00:00Z", body,
+                     nonce="0123456789abcdef")
     response = cloud.http.post("/admin/accounts", content=body, headers={
-        "content-type": "application/json", "x-stratus-date": "2026-01-05T08:00:00Z",
+        "content-type": "application/json", "x-stratus-date": "2026-01-05T08:00:00Z", "x-stratus-nonce": "0123456789abcdef",
         "authorization": f"STRATUS-HMAC-SHA256 Credential={tenant.creds['access_key_id']}, Signature={signature}"})
     assert response.status_code == 403
     assert all(a["alias"] != "evil" for a in cloud.admin._send("GET", "/admin/accounts"))
@@ -81,8 +85,7 @@ def test_admin_api_refuses_tenant_credentials(cloud: Cloud, tenant: Tenant) -> N
 
 
 def test_open_redirect_is_refused(cloud: Cloud, tenant: Tenant) -> None:
-    response = cloud.http.post("/login", data={"login_name": "root@alpha", "password": "Passw0rd!2026",
-                                               "next": "https://evil.example/"}, follow_redirects=False)
+    response = console_sign_in(cloud.http, "root@alpha", "Passw0rd!2026", next_path="https://evil.example/")
     assert response.headers["location"] == "/console"
 
 

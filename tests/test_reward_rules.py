@@ -20,6 +20,7 @@ from consoleagent.rewards import RewardRule, evaluate
 from consoleagent.rewards.engine import constraint_failure, lookup
 from consoleagent.rewards.judge import RuleJudge
 from consoleagent.rewards.rules import Constraint
+from stratus.sdk import console_sign_in
 from tests.conftest import Cloud, Tenant
 
 CREATE_WEB_VPC = RewardRule.model_validate({"expect": [{"name": "create", "event": "CreateVpc", "service": "vpc",
@@ -41,7 +42,7 @@ class ConsoleSession:
 
 def sign_in(cloud: Cloud, tenant: Tenant) -> ConsoleSession:
     http = TestClient(cloud.http.app)
-    http.post("/login", data={"login_name": tenant.creds["login_name"], "password": "Passw0rd!2026"})
+    console_sign_in(http, tenant.creds["login_name"], "Passw0rd!2026")
     page = http.get("/console").text
     csrf = page.split('name="csrf-token" content="')[1].split('"')[0]
     session_id = page.split('name="console-session" content="')[1].split('"')[0]
@@ -120,6 +121,9 @@ def test_wrong_parameters_earn_nothing_and_the_near_miss_is_named(cloud: Cloud, 
     verdict = judge(CREATE_WEB_VPC, tenant, console)
     assert verdict.reward == 0.0
     assert "CidrBlock is '172.16.0.0/16', expected '10.0.0.0/16'" in verdict.explain()
+    created = next(r["eventId"] for r in records_of(tenant) if r["eventName"] == "CreateVpc")
+    expect = next(c for c in verdict.checks if c.kind == "expect")
+    assert expect.wrong_target == [created]  # the goal's call, made on other terms: verify blames the agent for it
 
 
 def test_a_failed_call_does_not_count(cloud: Cloud, tenant: Tenant) -> None:

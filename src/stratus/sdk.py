@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 import json
+import re
 import time
+import uuid
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
@@ -48,6 +50,13 @@ _BY_CODE: dict[str, type[StratusError]] = {
     "IncorrectStatus": IncorrectStatusError,
     "Idempotency.Conflict": IdempotencyConflictError,
     "InvalidCredentials": AuthenticationError,
+    # a signed request that is not fresh (see docs/formats.md, "SDK signing")
+    "MissingTimestamp": AuthenticationError,
+    "InvalidTimeStamp.Format": AuthenticationError,
+    "InvalidTimeStamp.Expired": AuthenticationError,
+    "MissingSignatureNonce": AuthenticationError,
+    "InvalidSignatureNonce": AuthenticationError,
+    "SignatureNonceUsed": AuthenticationError,
 }
 
 
@@ -55,7 +64,8 @@ def error_for(code: str, message: str, status: int, request_id: str | None = Non
     cls = _BY_CODE.get(code)
     if cls is None:
         family = code.split(".", 1)[0]
-        cls = {"InvalidParameter": InvalidParameterError, "Forbidden": ForbiddenError}.get(family, StratusError)
+        cls = {"InvalidParameter": InvalidParameterError, "Forbidden": ForbiddenError,
+               "EntityNotExist": NotFoundError}.get(family, StratusError)
     return cls(code, message, status, request_id)
 
 
@@ -87,9 +97,10 @@ class Client:
         path = f"/api/{product}/{action}"
         body = json.dumps(params).encode()
         date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        signature = sign(self._secret, "POST", path, date, body)
+        nonce = uuid.uuid4().hex  # one per request: the server refuses a nonce it has seen
+        signature = sign(self._secret, "POST", path, date, body, nonce=nonce)
         response = self._http.post(path, content=body, headers={
-            "content-type": "application/json", "x-stratus-date": date,
+            "content-type": "application/json", "x-stratus-date": date, "x-stratus-nonce": nonce,
             "authorization": f"STRATUS-HMAC-SHA256 Credential={self.access_key_id}, Signature={signature}",
         })
         try:
@@ -131,6 +142,28 @@ class Client:
             if time.monotonic() >= deadline:
                 raise WaitTimeout("WaitTimeout", f"{resource_id} is {last}, not {sorted(wanted)}, after {timeout}s", 0)
             time.sleep(interval)
+
+
+_LOGIN_CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def console_sign_in(http: Any, login_name: str, password: str, next_path: str = "/console") -> Any:
+    """Sign in through the console's login form over plain HTTP, as a browser would: fetch the
+    form (which sets the pre-session CSRF cookie), then post it with its ``csrf_token``.
+    ``http`` is an httpx-style client with a cookie jar; returns the POST's response (303 on
+    success, without following it)."""
+    form = http.get("/login", params={"next": next_path})
+    found = _LOGIN_CSRF.search(form.text)
+    token = found.group(1) if found else ""
+    return http.post("/login", data={"login_name": login_name, "password": password, "next": next_path,
+                                     "csrf_token": token}, follow_redirects=False)
+
+
+def console_sign_out(http: Any) -> Any:
+    """Sign out (a POST carrying the session's CSRF token, read from a console page)."""
+    page = http.get("/console", follow_redirects=False)
+    found = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+    return http.post("/logout", data={"csrf_token": found.group(1) if found else ""}, follow_redirects=False)
 
 
 class AdminClient:

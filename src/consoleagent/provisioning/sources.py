@@ -19,7 +19,7 @@ import yaml
 
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError
 from stratus.core.quotas import DEFAULT_QUOTAS
-from stratus.sdk import AdminClient, StratusError
+from stratus.sdk import AdminClient, StratusError, console_sign_in, console_sign_out
 
 # Rows the admin state export always has for a clean account: identity, and idempotency tokens
 # (bookkeeping of earlier requests, not resources an agent could see or trip over).
@@ -52,11 +52,10 @@ def stratus_login_check(account: PooledAccount, *, timeout: float = 10.0) -> lis
     before any episode starts, so it never falls inside an episode's reward window.
     """
     with httpx2.Client(base_url=account.console.rstrip("/"), timeout=timeout, follow_redirects=False) as http:
-        response = http.post("/login", data={"login_name": account.login_name, "password": account.password,
-                                             "next": "/console"})
+        response = console_sign_in(http, account.login_name, account.password)
         if response.status_code != 303:
             return [f"console login as {account.login_name} answered {response.status_code}, not 303"]
-        http.get("/logout")
+        console_sign_out(http)
     return []
 
 

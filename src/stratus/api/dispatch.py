@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from stratus.api import idempotency
+from stratus.api.authorization import authorize
 from stratus.api.context import CallContext
 from stratus.api.registry import ACTIONS, ActionSpec
 from stratus.audit.trail import EventDraft
@@ -99,6 +100,7 @@ def invoke(runtime: "Runtime", caller: Caller, product: str, action_name: str, p
             try:
                 if spec is None:
                     raise unknown_action(product, action_name)
+                authorize(ctx, spec, params, caller.source_ip)  # RAM policies, before anything else runs
                 body = _execute(ctx, spec, params)
                 status = 200
             except ApiError as err:

@@ -1,20 +1,32 @@
-"""The console shell: sign-in and sign-out, the home page, the region selector, global search."""
+"""The console shell: sign-in and sign-out, the home page, the region selector, global search.
+
+Sign-in is guarded like a real console's: a CSRF token on the form, throttling per login name and
+per address (``console.throttle``), the same work for every kind of wrong login (no timing
+oracle), and an audit record for every attempt, failed, throttled or refused ones included.
+Sign-out is a POST with the session's CSRF token, and is audited too.
+"""
 
 from __future__ import annotations
 
+import secrets
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlparse
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import delete, select
 
-from stratus.api.auth import REGION_COOKIE, SESSION_COOKIE
-from stratus.audit.trail import EventDraft
+from stratus.api import security_events
+from stratus.api.auth import REGION_COOKIE, SESSION_COOKIE, tokens_equal
+from stratus.api.security_events import Claim
+from stratus.console import throttle
 from stratus.console.pages import Breadcrumb, ConsolePage, console_page, templates
 from stratus.console.product import CONSOLE_PRODUCTS, ResourceCount
 from stratus.core.accounts import open_console_session
 from stratus.core.errors import ApiError
-from stratus.core.identity import Account, hash_token, principal_for_login
+from stratus.core.identity import Account, ConsoleSession, attempt_login, principal_for_session
+from stratus.core.wallclock import security_now
 from stratus.core.regions import DEFAULT_REGION, REGION_BY_ID
 from stratus.releases import catalog
 from stratus.runtime import Runtime
@@ -32,13 +44,23 @@ def safe_next(value: str | None) -> str:
     return value
 
 
+LOGIN_CSRF_COOKIE = "stratus_login_csrf"
+
+
 def _login_page(runtime: Runtime, next_path: str, error: str | None, status_code: int = 200) -> HTMLResponse:
+    """The sign-in form, with a fresh pre-session CSRF token in a hidden field and in a cookie
+    (double submit): a cross-site form post carries neither the SameSite=Strict cookie nor the
+    token, so nobody can sign a browser in to an account of the attacker's choosing."""
     cat = catalog(runtime.settings.release)
+    token = secrets.token_urlsafe(24)
     html = templates().get_template("login.html").render(
         t=cat.t, release=cat.release, next=next_path, error=error, demo_hint=runtime.demo_hint,
-        js_strings=cat.js_strings(),
+        js_strings=cat.js_strings(), csrf_token=token,
     )
-    return HTMLResponse(html, status_code=status_code)
+    response = HTMLResponse(html, status_code=status_code)
+    response.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", path="/login",
+                        secure=runtime.settings.cookie_secure)
+    return response
 
 
 @router.get("/")
@@ -51,59 +73,102 @@ def login_form(request: Request, next: str | None = None) -> HTMLResponse:
     return _login_page(request.app.state.runtime, safe_next(next), None)
 
 
-def _audit_signin(runtime: Runtime, request: Request, account_id: str, user_name: str, user_id: str | None,
-                  session_id: str | None, error: str | None) -> None:
-    with runtime.write_lock, runtime.session() as db:
-        runtime.audit(db, EventDraft(
-            event_name="ConsoleSignin", event_type="ConsoleSignin", event_rw="Write", service_name="signin",
-            region=DEFAULT_REGION,
-            user_identity={"type": "ram-user" if user_id else "root-account", "accountId": account_id,
-                           "principalId": user_id or account_id, "userName": user_name, "accessKeyId": None,
-                           "sessionId": session_id},
-            actor="console", request_parameters={"LoginName": f"{user_name}"},
-            error_code="InvalidCredentials" if error else None, error_message=error,
-            source_ip=request.client.host if request.client else "", user_agent=request.headers.get("user-agent", ""),
-        ), runtime.clock.now())
-        db.commit()
+def _client(request: Request) -> tuple[str, str]:
+    return (request.client.host if request.client else ""), request.headers.get("user-agent", "")
+
+
+def _audit_console(runtime: Runtime, request: Request, event_name: str, identity: dict[str, Any],
+                   error: ApiError | None = None, login_name: str | None = None) -> None:
+    """A sign-in or sign-out record (``ConsoleSignin`` / ``ConsoleSignout``, actor console)."""
+    source_ip, user_agent = _client(request)
+    security_events.record(
+        runtime, event_name=event_name, event_type="ConsoleSignin", service="signin", rw="Write", identity=identity,
+        actor="console", source_ip=source_ip, user_agent=user_agent,
+        error_code=error.code if error else None, error_message=error.message if error else None,
+        parameters={"LoginName": security_events.cap(login_name, 128)} if login_name is not None else None,
+    )
+
+
+def _claimed_identity(account: Account | None, login_name: str) -> dict[str, Any]:
+    """Whom a failed sign-in names: the alias's account if it exists, else ``anonymous``."""
+    user_name = login_name.strip().partition("@")[0]
+    return Claim(account.id if account else None, user_name=user_name).user_identity("unauthenticated")
+
+
+def _account_for_alias(runtime: Runtime, login_name: str) -> Account | None:
+    alias = login_name.strip().partition("@")[2]
+    if not alias:
+        return None
+    with runtime.session() as db:
+        return db.execute(select(Account).where(Account.alias == alias)).scalar_one_or_none()
 
 
 @router.post("/login")
-def login(request: Request, login_name: str = Form(""), password: str = Form(""), next: str = Form("/console")) -> Response:
+def login(request: Request, login_name: str = Form(""), password: str = Form(""), next: str = Form("/console"),
+          csrf_token: str = Form("")) -> Response:
     runtime: Runtime = request.app.state.runtime
     cat = catalog(runtime.settings.release)
+    login_name = login_name[:256]
+    if not csrf_token or not tokens_equal(csrf_token, request.cookies.get(LOGIN_CSRF_COOKIE, "")):
+        error = ApiError("Forbidden.CSRF", "The sign-in form is missing a valid csrf_token field.", 403)
+        _audit_console(runtime, request, "ConsoleSignin", _claimed_identity(_account_for_alias(runtime, login_name),
+                                                                               login_name), error, login_name)
+        return _login_page(runtime, safe_next(next), cat.t("login.form_expired"), status_code=403)
+    source_ip, _ = _client(request)
+    now = security_now(runtime)
+    with runtime.session() as db:
+        lockout = throttle.check(db, login_name, source_ip, now)
+        result = attempt_login(db, login_name, password) if lockout is None else None
+        account = result.account if result else None
+    if lockout is not None:
+        minutes = lockout.minutes_left(now)
+        error = ApiError("Throttling.Login", f"Too many failed sign-in attempts{' from this address' if lockout.by_address else ''}; "
+                                             f"sign-in is locked for {minutes} more minute(s).", 429)
+        _audit_console(runtime, request, "ConsoleSignin",
+                       _claimed_identity(_account_for_alias(runtime, login_name), login_name), error, login_name)
+        return _login_page(runtime, safe_next(next), cat.t("login.throttled", minutes=minutes), status_code=429)
+    assert result is not None
+    principal = result.principal
     with runtime.write_lock, runtime.session() as db:
-        principal = principal_for_login(db, login_name, password)
         if principal is None:
-            user_name, _, alias = login_name.partition("@")
-            account = db.query(Account).filter(Account.alias == alias).one_or_none() if alias else None
-            account_id = account.id if account else None
+            throttle.record_failure(db, login_name, source_ip, now)
         else:
+            throttle.clear_login(db, login_name)
             token, session = open_console_session(db, runtime.ids, runtime.clock.now(), principal)
-            db.commit()
+        db.commit()
     if principal is None:
-        if account_id:
-            _audit_signin(runtime, request, account_id, user_name, None, None, "Wrong login name or password.")
+        error = ApiError("InvalidCredentials", "Wrong login name or password.", 401)
+        _audit_console(runtime, request, "ConsoleSignin", _claimed_identity(account, login_name), error, login_name)
         return _login_page(runtime, safe_next(next), cat.t("login.error"), status_code=401)
-    _audit_signin(runtime, request, principal.account_id, principal.user_name, principal.user_id, session.session_id, None)
+    identity = replace(principal, session_id=session.session_id).user_identity()
+    _audit_console(runtime, request, "ConsoleSignin", identity, None, login_name)
     response = RedirectResponse(safe_next(next), status_code=303)
     response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", secure=runtime.settings.cookie_secure)
+    response.delete_cookie(LOGIN_CSRF_COOKIE, path="/login")
     return response
 
 
-@router.get("/logout")
-def logout(request: Request) -> RedirectResponse:
+@router.post("/logout")
+def logout(request: Request, csrf_token: str = Form("")) -> Response:
+    """Sign out: a POST with the session's CSRF token, so another site cannot sign a user out."""
     runtime: Runtime = request.app.state.runtime
     token = request.cookies.get(SESSION_COOKIE)
+    found = None
     if token:
-        from stratus.core.identity import ConsoleSession
-
+        with runtime.session() as db:
+            found = principal_for_session(db, token, runtime.clock.now())
+    if found is not None:
+        principal, session = found
+        if not tokens_equal(csrf_token, session.csrf_token):
+            error = ApiError("Forbidden.CSRF", "The sign-out form is missing a valid csrf_token field.", 403)
+            _audit_console(runtime, request, "ConsoleSignout", principal.user_identity(), error)
+            raise error
         with runtime.write_lock, runtime.session() as db:
-            session = db.get(ConsoleSession, hash_token(token))
-            if session is not None:
-                db.delete(session)
-                db.commit()
+            db.execute(delete(ConsoleSession).where(ConsoleSession.token_hash == session.token_hash))
+            db.commit()
+        _audit_console(runtime, request, "ConsoleSignout", principal.user_identity())
     response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(SESSION_COOKIE)
+    response.delete_cookie(SESSION_COOKIE, secure=runtime.settings.cookie_secure, httponly=True, samesite="lax")
     return response
 
 
@@ -112,7 +177,11 @@ def home(page: ConsolePage = Depends(console_page)) -> HTMLResponse:
     counts: list[ResourceCount] = []
     for product in CONSOLE_PRODUCTS.values():
         if product.resource_counts:
-            counts.extend(product.resource_counts(page))
+            try:
+                counts.extend(product.resource_counts(page))
+            except ApiError as err:  # a RAM user without read access to this product: no tile for it
+                if err.code != "Forbidden.RAM":
+                    raise
     return page.render("home.html", product=None, title=page.t("home.title"),
                        breadcrumbs=[Breadcrumb(page.t("home.title"))], resource_counts=counts)
 
@@ -120,10 +189,16 @@ def home(page: ConsolePage = Depends(console_page)) -> HTMLResponse:
 @router.post("/console/region")
 def switch_region(request: Request, region: str = Form(...), next: str = Form("/console"), csrf_token: str = Form(""),
                   page: ConsolePage = Depends(console_page)) -> RedirectResponse:
-    if csrf_token != page.session.csrf_token:
-        raise ApiError("Forbidden.CSRF", "The form is missing a valid csrf_token field.", 403)
+    if not tokens_equal(csrf_token, page.session.csrf_token):
+        error = ApiError("Forbidden.CSRF", "The form is missing a valid csrf_token field.", 403)
+        security_events.record(
+            page.runtime, event_name="SwitchRegion", event_type="ApiCall", service="console", rw="Write",
+            identity=page.principal.user_identity(), actor="console", source_ip=_client(request)[0],
+            user_agent=_client(request)[1], error_code=error.code, error_message=error.message)
+        raise error
     response = RedirectResponse(safe_next(next), status_code=303)
-    response.set_cookie(REGION_COOKIE, region if region in REGION_BY_ID else DEFAULT_REGION, samesite="lax")
+    response.set_cookie(REGION_COOKIE, region if region in REGION_BY_ID else DEFAULT_REGION, samesite="lax",
+                        secure=page.runtime.settings.cookie_secure)
     return response
 
 

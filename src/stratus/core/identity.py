@@ -120,43 +120,69 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class LoginResult:
+    """A sign-in attempt's outcome: the principal on success; the alias's account either way, if it exists."""
+
+    principal: Principal | None
+    account: Account | None
+
+
+def _dummy_hash() -> str:
+    return hash_password("not-a-password", "0000000000000000")
+
+
+_DUMMY_HASH = _dummy_hash()
+
+
 def principal_for_login(db: Session, login_name: str, password: str) -> Principal | None:
     """Resolve ``user@alias`` (``root@alias`` for the root account) and a password to a principal."""
+    return attempt_login(db, login_name, password).principal
+
+
+def attempt_login(db: Session, login_name: str, password: str) -> LoginResult:
+    """Check a console sign-in: the principal if the password is right, and the alias's account.
+
+    Every path runs exactly one password hash (against a dummy one when the alias or the user
+    does not exist, or the user may not sign in) and the same queries, so the response time does
+    not tell an unknown alias from an unknown user from a wrong password."""
     user_name, _, alias = login_name.strip().partition("@")
-    if not user_name or not alias:
-        return None
-    account = db.execute(select(Account).where(Account.alias == alias)).scalar_one_or_none()
-    if account is None:
-        return None
-    if user_name == ROOT_USER:
-        if not check_password(password, account.root_password_hash):
-            return None
-        return Principal(account.id, None, ROOT_USER, "console")
+    account = db.execute(select(Account).where(Account.alias == alias)).scalar_one_or_none() if alias else None
     user = db.execute(
-        select(RamUser).where(RamUser.account_id == account.id, RamUser.name == user_name)
+        select(RamUser).where(RamUser.account_id == (account.id if account else ""), RamUser.name == user_name)
     ).scalar_one_or_none()
-    if user is None or not user.console_login or not check_password(password, user.password_hash):
-        return None
-    return Principal(account.id, user.id, user.name, "console")
+    if user_name == ROOT_USER and account is not None:
+        stored: str | None = account.root_password_hash
+    elif user is not None and user.console_login and user.password_hash:
+        stored = user.password_hash
+    else:
+        stored = None
+    matches = check_password(password, stored or _DUMMY_HASH) and stored is not None
+    if not matches or account is None:
+        return LoginResult(None, account)
+    if user_name == ROOT_USER:
+        return LoginResult(Principal(account.id, None, ROOT_USER, "console"), account)
+    assert user is not None
+    return LoginResult(Principal(account.id, user.id, user.name, "console"), account)
 
 
-def signing_string(method: str, path: str, date: str, body: bytes) -> str:
-    """What an SDK request signs: method, path, date header and the body's SHA-256."""
-    return "\n".join([method.upper(), path, date, hashlib.sha256(body).hexdigest()])
+def signing_string(method: str, path: str, date: str, nonce: str, body: bytes) -> str:
+    """What an SDK request signs: method, path, date and nonce headers, and the body's SHA-256.
+
+    Date and nonce are inside the signature, so a captured request cannot be replayed with a new
+    date or a fresh nonce."""
+    return "\n".join([method.upper(), path, date, nonce, hashlib.sha256(body).hexdigest()])
 
 
-def sign(secret: str, method: str, path: str, date: str, body: bytes) -> str:
-    return hmac.new(secret.encode(), signing_string(method, path, date, body).encode(), hashlib.sha256).hexdigest()
+def sign(secret: str, method: str, path: str, date: str, body: bytes, *, nonce: str) -> str:
+    return hmac.new(secret.encode(), signing_string(method, path, date, nonce, body).encode(), hashlib.sha256).hexdigest()
 
 
-def principal_for_access_key(
-    db: Session, key_id: str, signature: str, method: str, path: str, date: str, body: bytes
-) -> Principal | None:
-    key = db.get(AccessKey, key_id)
-    if key is None or key.status != "Active":
-        return None
-    if not hmac.compare_digest(sign(key.secret, method, path, date, body), signature):
-        return None
+def signature_matches(key: AccessKey, signature: str, method: str, path: str, date: str, nonce: str, body: bytes) -> bool:
+    return hmac.compare_digest(sign(key.secret, method, path, date, body, nonce=nonce), signature)
+
+
+def principal_for_key(db: Session, key: AccessKey) -> Principal:
     user_name = ROOT_USER
     if key.user_id:
         user = db.get(RamUser, key.user_id)
