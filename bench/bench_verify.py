@@ -24,6 +24,7 @@ from pathlib import Path
 from common import ROOT, machine
 
 from consoleagent.suite import DOCUMENTS_ROOT
+from consoleagent.verify.model import VERDICTS
 from consoleagent.verify.runner import VerifyConfig, run_verify, write_evaluation
 
 
@@ -49,7 +50,7 @@ def main() -> None:
     print(f"machine: {machine()}")
     print(f"documents: {documents}, runs {args.runs}, workers {args.workers}, reports in {out}")
     print(f"{'policy':12s} {'release':8s} {'procs':>5s} {'scored':>6s} {'precision':>9s} {'recall':>7s} {'F1':>7s} "
-          f"{'verdict acc':>11s} {'PASS/DRIFT/FAIL/ERROR':>22s} {'s/proc':>7s} {'wall s':>7s}")
+          f"{'verdict acc':>11s} {'false alarms':>12s} {'PASS/DRIFT/FAIL/INCONCL/ERROR':>30s} {'s/proc':>7s} {'wall s':>7s}")
     for policy in args.policies.split(","):
         for release in args.releases.split(","):
             directory = out / f"{policy}-{release}"
@@ -60,8 +61,8 @@ def main() -> None:
             d, v = evaluation["discrepancies"], report.summary.verdicts
             print(f"{policy:12s} {release:8s} {evaluation['procedures']['total']:>5d} {evaluation['procedures']['scored']:>6d} "
                   f"{pct(d['precision']):>9s} {pct(d['recall']):>7s} {pct(d['f1']):>7s} "
-                  f"{pct(evaluation['verdicts'].get('accuracy')):>11s} "
-                  f"{'/'.join(str(v[k]) for k in ('PASS', 'DRIFT', 'FAIL', 'ERROR')):>22s} "
+                  f"{pct(evaluation['verdicts'].get('accuracy')):>11s} {evaluation['verdicts'].get('false_alarms', 0):>12d} "
+                  f"{'/'.join(str(v.get(k, 0)) for k in VERDICTS):>30s} "
                   f"{evaluation['seconds_per_procedure'] or 0:7.2f} {time.monotonic() - started:7.0f}", flush=True)
             if keep:
                 kept = keep / f"{date.today().isoformat()}-verify-{policy}-{release}"

@@ -108,16 +108,56 @@ def test_verdicts_per_run_and_over_runs() -> None:
     finding = outcome_discrepancy({"status": "completed", "reward": 0.0, "verdict": {"checks": [
         {"kind": "expect", "ok": False, "detail": "no CreateVpc", "records": ["e1"]}]}}, "complete", "d#p", 0)
     assert finding is not None and finding.kind == "outcome_mismatch" and finding.evidence.audit_event_ids == ["e1"]
-    assert run_verdict(reached, "complete", []) == "PASS"
-    assert run_verdict(reached, "complete", [finding]) == "DRIFT"
-    assert run_verdict({"status": "unachievable", "reward": 1.0}, "unachievable", []) == "FAIL"
-    assert run_verdict({"status": "env_error", "reward": None}, "complete", []) == "ERROR"
-    assert run_verdict({"status": "env_error", "policy_error": True}, "complete", []) == "FAIL"
+    assert run_verdict(reached, "complete", []).verdict == "PASS"
+    drift = run_verdict(reached, "complete", [finding])
+    assert drift.verdict == "DRIFT" and "outcome_mismatch" in drift.reason.text
+    impossible = run_verdict({"status": "unachievable", "reward": 1.0}, "unachievable", [])
+    assert impossible.verdict == "FAIL" and "impossible" in impossible.reason.text
+    error = run_verdict({"status": "env_error", "reward": None, "cause": "browser crashed"}, "complete", [])
+    assert error.verdict == "ERROR" and "browser crashed" in error.reason.text
+    # the agent's own failure (here the oracle's solution did not fit) blames nothing on the document
+    assert run_verdict({"status": "env_error", "policy_error": True}, "complete", []).verdict == "INCONCLUSIVE"
     verdict, consistency = combine(["PASS", "DRIFT", "ERROR"])
     assert verdict == "DRIFT" and consistency.agreement == pytest.approx(1 / 3, abs=1e-3)
     assert combine(["ERROR", "ERROR"])[0] == "ERROR" and combine(["PASS", "PASS", "FAIL"])[0] == "PASS"
     merged = merge_discrepancies([[finding], [finding], []])
     assert [(d.id, d.runs) for d in merged] == [("d#p/outcome_mismatch", 2)]
+
+
+def test_a_goal_not_reached_is_inconclusive_with_the_step_and_the_audit_evidence() -> None:
+    from consoleagent.verify.model import Attempt, LabelUse, StepReport
+    from consoleagent.verify.verdict import with_attempt
+
+    steps = [StepReport(id="d#p/1", number=1, line=5, text="Click **EIPs**.", status="ok"),
+             StepReport(id="d#p/2", number=2, line=6, text="Choose **doc-vsw-01**.", status="failed", screenshot="shots/2.png",
+                        labels=[LabelUse(label="doc-vsw-01", match="missing", observed="vsw-prod", role="option")]),
+             StepReport(id="d#p/3", number=3, line=7, text="Click **OK**.", status="not_reached")]
+    record = {"status": "truncated", "reward": 0.0, "cause": "step limit of 30 reached", "verdict": {"checks": [
+        {"kind": "outcome", "ok": False, "detail": "the agent ended with truncated"},
+        {"kind": "expect", "ok": False, "detail": "no CreateNatGateway record", "records": []}]}}
+    judged = run_verdict(record, "complete", [], steps, 0)
+    assert judged.verdict == "INCONCLUSIVE"
+    assert judged.reason.step == 2 and "step 2" in judged.reason.text and "step limit" in judged.reason.text
+    assert "no CreateNatGateway record" in judged.reason.text and judged.reason.evidence.screenshot == "shots/2.png"
+    assert judged.reason.evidence.observed_elements == ["option 'vsw-prod'"]
+    # a goal-directed attempt without the document: reached, the document is to blame, with the path as the fix
+    reached = Attempt(policy="ranker", reached=True, status="completed", path=["click link 'NAT Gateways'"])
+    verdict, reason = with_attempt(judged.verdict, judged.reason, reached)
+    assert verdict == "DRIFT" and "NAT Gateways" in reason.text and reason.step == 2
+    failed = Attempt(policy="ranker", reached=False, status="truncated")
+    assert with_attempt(judged.verdict, judged.reason, failed)[0] == "INCONCLUSIVE"
+    assert with_attempt("PASS", None, reached) == ("PASS", None)  # only an undecided procedure is retried
+
+
+def test_acting_on_another_resource_is_the_agents_failure() -> None:
+    record = {"status": "completed", "reward": 0.0, "verdict": {"checks": [
+        {"kind": "expect", "ok": False, "detail": "no release record with AllocationId equals 'eip-a'; near misses: "
+         "ReleaseEipAddress e9: AllocationId is 'eip-b', expected 'eip-a'", "records": [], "wrong_target": ["e9"]}]}}
+    judged = run_verdict(record, "complete", [])
+    assert judged.verdict == "INCONCLUSIVE" and "other than the goal's resource" in judged.reason.text
+    assert judged.reason.evidence.audit_event_ids == ["e9"]
+    # an unachievable task the agent did not recognise as such: not evidence that the feature is gone
+    assert run_verdict({"status": "truncated", "reward": 0.0}, "unachievable", []).verdict == "INCONCLUSIVE"
 
 
 def test_report_validates_against_the_schema() -> None:

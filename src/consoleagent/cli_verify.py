@@ -14,12 +14,13 @@ from rich.markup import escape
 
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
-VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "ERROR": "magenta"}
+VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "INCONCLUSIVE": "blue", "ERROR": "magenta"}
 
 
 VERIFY_EXIT_CODES = """Exit status: 0 nothing --fail-on counts; 1 a procedure --fail-on counts (DRIFT and/or FAIL)
-or an invalid document; 2 bad input (nothing is written); 3 only environment errors remain; 4 nothing was
-verified (no procedure in the documents); 130 interrupted (rerun the same command to resume)."""
+or an invalid document; 2 bad input (nothing is written); 3 environment errors and nothing else decided; 4
+nothing was verified (no procedure in the documents, or every one INCONCLUSIVE); 130 interrupted (rerun the
+same command to resume)."""
 
 
 class FailOn(str, Enum):
@@ -53,12 +54,19 @@ def verify(
                                                             "changelog ground truth; writes evaluation.json/.md."),
     max_steps: Optional[int] = typer.Option(None, min=1, help="Step limit per episode (default: the task's)."),
     retries: int = typer.Option(2, min=0, help="Times an episode lost to the environment is run again."),
+    attempt_policy: Optional[str] = typer.Option(None, "--attempt-policy", help="A goal-directed agent that tries, "
+                                                 "without the document, each procedure the documented path did not "
+                                                 "complete: reached → DRIFT (its path is the fix), else INCONCLUSIVE. "
+                                                 "Default: none (such procedures are INCONCLUSIVE)."),
+    attempt_option: list[str] = typer.Option([], "--attempt-option", "-A", help="key=value for the attempt policy."),
     restart: bool = typer.Option(False, "--restart", help="Start over in --out: forget its episodes and reports "
                                                          "(a person's reviews are kept)."),
 ) -> None:
     """Verify documented procedures in the console: PASS, DRIFT (works, but the document is wrong), FAIL
-    (the goal cannot be reached) or ERROR (the environment failed), with each discrepancy classified,
-    located at its step and given a proposed fix.
+    (the documented outcome is impossible here, with evidence), INCONCLUSIVE (the agent could not reach the
+    goal, so nothing is blamed on the document) or ERROR (the environment failed). Each verdict but PASS
+    says why, at which step, with its evidence; each discrepancy is classified, located at its step and
+    given a proposed fix.
 
     Writes report.json (canonical), report.html (screenshots, expected vs observed, fixes), junit.xml and
     summary.md to --out, and prints where the HTML report is (the last line). Resumable: rerun the same
@@ -74,6 +82,7 @@ def verify(
 
     try:
         options = policy_options_of(policy, policy_option)
+        attempt_options = policy_options_of(attempt_policy, attempt_option) if attempt_policy else {}
     except ValueError as exc:
         error(str(exc))
         raise typer.Exit(2) from None
@@ -83,7 +92,8 @@ def verify(
         raise typer.Exit(2)
     config = VerifyConfig(documents=list(documents), out_dir=out_dir, release=release, policy=policy, policy_options=options,
                           runs=runs, workers=workers, tasks=tasks, tasks_root=tasks_root, console_url=url, admin_token=admin_token,
-                          env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line())
+                          env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line(),
+                          attempt_policy=attempt_policy, attempt_options=attempt_options)
     if restart:
         from consoleagent.verify.runner import restart as forget
 
@@ -155,6 +165,9 @@ def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa
             out.print(f"  [dim]{document.status}: {escape(where + reason)}[/dim]")
     if not s.procedures:
         warn("nothing was verified: no procedure was found in the documents given")
+    elif s.verdicts.get("INCONCLUSIVE"):
+        warn(f"{s.verdicts['INCONCLUSIVE']} procedure(s) INCONCLUSIVE: the agent could not reach the goal, so nothing "
+             "is blamed on those documents (see each one's reason in the report)")
     out.print(escape(f"JSON: {out_dir / 'report.json'}   JUnit: {junit or out_dir / 'junit.xml'}   "
                      f"Markdown: {out_dir / 'summary.md'}"))
     if s.discrepancies:
@@ -178,17 +191,18 @@ NOTHING_VERIFIED = 4
 
 
 def exit_code(report, fail_on: FailOn) -> int:  # noqa: ANN001
-    """0 as wanted; 1 a verdict that --fail-on counts (or an invalid document); 3 only environment errors;
-    4 nothing was verified (every document skipped): a run that checked nothing never passes."""
+    """0 as wanted; 1 a verdict that --fail-on counts (or an invalid document); 3 environment errors;
+    4 nothing was verified (no procedure, or none decided): a run that checked nothing never passes."""
     verdicts = report.summary.verdicts
     broken = verdicts.get("FAIL", 0) + report.summary.invalid
     if fail_on is FailOn.drift and broken + verdicts.get("DRIFT", 0):
         return 1
     if fail_on is FailOn.fail and broken:
         return 1
-    if not report.summary.procedures:
-        return NOTHING_VERIFIED
-    return 3 if fail_on is not FailOn.never and verdicts.get("ERROR", 0) else 0
+    decided = sum(verdicts.get(v, 0) for v in ("PASS", "DRIFT", "FAIL"))
+    if fail_on is not FailOn.never and verdicts.get("ERROR", 0):
+        return 3
+    return NOTHING_VERIFIED if not decided else 0
 
 
 def review(

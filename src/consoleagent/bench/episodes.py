@@ -17,8 +17,9 @@ from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.tasks.spec import TaskSpec
 
 
-def episode_specs(tasks: list[TaskSpec], runs: int, documents_root: Path = DOCUMENTS_ROOT) -> list[EpisodeSpec]:
-    """``runs`` episodes per task, the task file riding along in ``task.meta["spec"]``."""
+def episode_specs(tasks: list[TaskSpec], runs: int, documents_root: Path | None = DOCUMENTS_ROOT) -> list[EpisodeSpec]:
+    """``runs`` episodes per task, the task file riding along in ``task.meta["spec"]``; without a
+    documents root the policy gets the goal alone (no document steps)."""
     specs = []
     for task_spec in tasks:
         task = task_spec.to_task(documents_root)

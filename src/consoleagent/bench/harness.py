@@ -62,6 +62,7 @@ class BenchConfig:
     price_table: PriceTable = field(default_factory=PriceTable)
     plots: bool = True
     screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
+    with_documents: bool = True  # False: the policy gets each task's goal alone (verify's goal-directed attempts)
     command: str | None = None
 
     @property
@@ -173,7 +174,7 @@ def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list
             tasks=tasks, runs=config.runs, policy=config.policy, policy_options=dict(config.policy_options),
             trajectory_dir=directory / "trajectories", episode_deadline_s=deadline,
             env_error_retries=config.env_error_retries, provisioning=config.provisioning, lease_ttl_s=deadline + 300.0,
-            delivery_delay_s=delivery_delay_s, screenshots=config.screenshots)
+            delivery_delay_s=delivery_delay_s, screenshots=config.screenshots, with_documents=config.with_documents)
 
         def record(entry: dict[str, Any]) -> None:
             ledger.record(entry["key"], {k: v for k, v in entry.items() if k != "key"})

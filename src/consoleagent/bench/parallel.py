@@ -54,12 +54,14 @@ class WorkerConfig:
     lease_ttl_s: float = 900.0
     delivery_delay_s: float | None = None  # known for an in-process stratus; None: wait up to each rule's deadline
     screenshots: bool = False  # a marked screenshot per step in the trajectories (verify's evidence)
+    with_documents: bool = True  # False: the policy gets the goal alone (verify's goal-directed attempts)
 
 
-def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True) -> list[EpisodeSpec]:
+def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True, with_documents: bool = True) -> list[EpisodeSpec]:
     from consoleagent.bench.episodes import episode_specs
+    from consoleagent.suite import DOCUMENTS_ROOT
 
-    specs = episode_specs(tasks, runs)
+    specs = episode_specs(tasks, runs, DOCUMENTS_ROOT if with_documents else None)
     if not provisioning:
         for spec in specs:
             spec.requirements = []
@@ -99,7 +101,8 @@ class EpisodeRunner:
                                   delivery_delay_s=config.delivery_delay_s, screenshots=config.screenshots)
         self.judge = RecordingJudge(self.world.rollout.judge)
         self.world.rollout.judge = self.judge
-        self.specs = {spec.key: spec for spec in bench_specs(config.tasks, config.runs, config.provisioning)}
+        self.specs = {spec.key: spec for spec in bench_specs(config.tasks, config.runs, config.provisioning,
+                                                             config.with_documents)}
 
     def run(self, key: str) -> dict[str, Any]:
         from consoleagent.bench.trace import read_trace

@@ -29,6 +29,9 @@ class Check:
     detail: str
     label: str = ""
     records: list[str] = field(default_factory=list)  # eventIds behind the check
+    # the agent's successful calls of the expected event with other parameters (another resource, another
+    # value): evidence that the agent, not the document, went wrong
+    wrong_target: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -132,6 +135,10 @@ def pattern_failure(pattern: EventPattern, record: Record) -> str | None:
     """Why ``record`` does not match ``pattern`` (its name is assumed to match), or None."""
     if pattern.service and record.get("serviceName") != pattern.service:
         return f"service is {record.get('serviceName')!r}, expected {pattern.service!r}"
+    if pattern.user_agent is not None:
+        reason = constraint_failure(pattern.user_agent, record.get("userAgent", MISSING))
+        if reason is not None:
+            return f"client (userAgent) {reason}"
     for section, constraints in (("requestParameters", pattern.params), ("responseElements", pattern.response)):
         data = record.get(section) or {}
         for key, constraint in constraints.items():
@@ -224,10 +231,11 @@ def _expectation(pattern: EventPattern, counted: list[Record], ignored: list[tup
     if len(hits) >= pattern.count:
         detail = f"{pattern.label} matched {_ref(hits[0])}" + (f" and {len(hits) - 1} more" if len(hits) > 1 else "")
         return Check("expect", True, detail, pattern.label, [r["eventId"] for r in hits]), hits
-    misses = []
+    misses, wrong = [], []
     for record in counted:
         if pattern.name_matches(record.get("eventName", "")):
             misses.append(f"{_ref(record)}: {pattern_failure(pattern, record)}")
+            wrong.append(record["eventId"])
     for reason, record in ignored:
         if pattern.name_matches(record.get("eventName", "")) and pattern_failure(pattern, record) is None:
             error = f" ({record.get('errorCode')})" if record.get("errorCode") else ""
@@ -236,7 +244,7 @@ def _expectation(pattern: EventPattern, counted: list[Record], ignored: list[tup
     constraints = "; ".join(f"{k} {c.describe()}" for k, c in pattern.params.items())
     detail = (f"no {wanted}{pattern.label} record" + (f" with {constraints}" if constraints else "")
               + (f" (found {len(hits)})" if hits else "") + ("; near misses: " + "; ".join(misses[:4]) if misses else ""))
-    return Check("expect", False, detail, pattern.label, [r["eventId"] for r in hits]), hits
+    return Check("expect", False, detail, pattern.label, [r["eventId"] for r in hits], wrong_target=wrong), hits
 
 
 def _order(order: list[str], matched: dict[str, list[Record]], counted: list[Record]) -> Check:

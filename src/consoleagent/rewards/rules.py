@@ -6,6 +6,7 @@
         - name: create                  # a label for `order` and for explanations
           event: CreateVpc              # or {regex: "^(Create|Allocate)"}
           service: vpc
+          user_agent: {regex: "pgAdmin 4 - DB:.*"}  # the client (pgAdmin: only its Object Explorer)
           params:                       # constraints on requestParameters
             VpcName: web-vpc            # a bare value means equals
             CidrBlock: {in: [10.0.0.0/8, 172.16.0.0/12]}
@@ -40,7 +41,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DESTRUCTIVE_PREFIXES = ("Delete", "Release", "Remove", "Revoke", "Detach", "Unassociate", "Unbind",
-                        "Reset", "Stop", "Reboot", "Deactivate", "Disable", "Cancel")
+                        "Reset", "Stop", "Reboot", "Deactivate", "Disable", "Cancel",
+                        "DROP ", "TRUNCATE", "DELETE", "REVOKE")  # the last four: SQL command tags (pgaudit)
 CONSTRAINT_KEYS = {"equals", "in", "regex", "min", "max", "contains", "absent", "present"}
 
 
@@ -122,6 +124,7 @@ class EventPattern(BaseModel):
     service: str | None = None
     params: dict[str, Constraint] = Field(default_factory=dict)
     response: dict[str, Constraint] = Field(default_factory=dict)
+    user_agent: Constraint | None = None  # the client that made the call (pgAdmin: its connection's application_name)
     count: int = Field(default=1, ge=1)  # at least this many matching records
 
     @property

@@ -385,7 +385,8 @@ def align_run(procedure: Procedure, trajectory: Trajectory, *, procedure_id: str
     for discrepancy in found:
         if discrepancy.step is not None and discrepancy.kind not in ("outcome_mismatch", "env_error"):
             observed = observed_for(context, discrepancy.step)
-            discrepancy.fix = propose_fix(procedure.steps[discrepancy.step - 1], discrepancy, observed)
+            discrepancy.fix = propose_fix(procedure.steps[discrepancy.step - 1], discrepancy, observed,
+                                          run_names=context.provisioned_names)
     return RunAlignment(steps=steps, discrepancies=found, outcome_reports=outcome_reports)
 
 
@@ -405,6 +406,20 @@ class AlignmentContext:
 
     def of_step(self, number: int) -> list[AgentAction]:
         return [a for a in self.actions if a.doc_step == number]
+
+    @cached_property
+    def provisioned_names(self) -> frozenset[str]:
+        """Names and ids of the resources provisioned for this run (the observation's "Resources prepared
+        for you" section: ``- web (vpc): VpcId=vpc-1, VpcName=meta-warehouse``): a document never names them."""
+        names: set[str] = set()
+        for step in self.trajectory.steps[:1]:
+            text = str(step.get("observation") or "")
+            section = text.split("## Resources prepared for you", 1)[1] if "## Resources prepared for you" in text else ""
+            for line in section.split("\n## ", 1)[0].splitlines():
+                for _key, value in re.findall(r"([\w.]+)=([^,\s]+)", line):
+                    if len(value) >= 3:
+                        names.add(value.casefold())
+        return frozenset(names)
 
     @cached_property
     def reported_names(self) -> set[str]:

@@ -131,6 +131,11 @@ def _verdict_scores(confusion: dict[str, Counter[str]]) -> dict[str, Any]:
         if tp or fp or fn:
             scores[verdict] = prf(tp, fp, fn)
     scores["accuracy"] = _round(correct / total) if total else None
+    # INCONCLUSIVE is never the truth: it is the share the agent could not decide, not an error of the report
+    inconclusive = sum(row["INCONCLUSIVE"] for row in confusion.values())
+    scores["inconclusive_rate"] = _round(inconclusive / total) if total else None
+    # a false alarm blames a correct document (truth PASS) with DRIFT or FAIL
+    scores["false_alarms"] = confusion["PASS"]["DRIFT"] + confusion["PASS"]["FAIL"]
     return scores
 
 
@@ -146,8 +151,10 @@ def render(evaluation: dict[str, Any]) -> str:
     lines.append(_row("all (kind only)", lenient))
     lines += [_row(kind, scores) for kind, scores in evaluation["by_kind"].items()]
     lines += ["", "| verdict | precision | recall | F1 | TP | FP | FN |", "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [_row(v, s) for v, s in evaluation["verdicts"].items() if v != "accuracy"]
-    lines += ["", f"Verdict accuracy: {_pct(evaluation['verdicts'].get('accuracy'))}; "
+    lines += [_row(v, s) for v, s in evaluation["verdicts"].items() if isinstance(s, dict)]
+    verdicts = evaluation["verdicts"]
+    lines += ["", f"Verdict accuracy: {_pct(verdicts.get('accuracy'))}; INCONCLUSIVE: {_pct(verdicts.get('inconclusive_rate'))}; "
+              f"false alarms on correct documents: {verdicts.get('false_alarms', 0)}; "
               f"seconds per procedure: {evaluation['seconds_per_procedure']}"]
     if evaluation["not_scored"]:
         lines.append("Not scored (no ground truth): " + ", ".join(f"{k} {n}" for k, n in evaluation["not_scored"].items()))

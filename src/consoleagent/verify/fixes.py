@@ -93,12 +93,25 @@ def _path_text(path: list[str]) -> str:
 # --- one proposal per kind ---------------------------------------------------------------------------
 
 
-def propose_fix(step: Step, discrepancy: Discrepancy, observed: Observed | None) -> Fix | None:
-    """The step rewritten to the console as observed, or None when nothing observed grounds a rewrite."""
+def propose_fix(step: Step, discrepancy: Discrepancy, observed: Observed | None,
+                run_names: frozenset[str] = frozenset()) -> Fix | None:
+    """The step rewritten to the console as observed, or None when nothing observed grounds a rewrite.
+
+    ``run_names`` are the names and ids of what the test provisioned (``meta-warehouse``): a fix that
+    would write one into the document is no fix (the reader's resources have other names)."""
     observed = observed or Observed()
     original = step.full_text()
     make = _MAKERS.get(discrepancy.kind)
-    return make(original, step, discrepancy, observed) if make else None
+    fix = make(original, step, discrepancy, observed) if make else None
+    if fix is not None and names_a_run_resource(fix.proposed, original, run_names):
+        return None
+    return fix
+
+
+def names_a_run_resource(proposed: str, original: str, run_names: frozenset[str]) -> bool:
+    """Whether ``proposed`` brings in a provisioned resource's name that the document did not have."""
+    new_text, old_text = proposed.casefold(), original.casefold()
+    return any(name in new_text and name not in old_text for name in run_names)
 
 
 def _label_changed(original: str, step: Step, d: Discrepancy, observed: Observed) -> Fix | None:
@@ -143,10 +156,9 @@ def _element_removed(original: str, step: Step, d: Discrepancy, observed: Observ
         replacement = f"Click {_path_text(instead)}."
         return Fix(original=original, proposed=original.replace(sentence, replacement, 1),
                    rationale=f"{label!r} is gone; the agent clicked {' > '.join(instead)} instead")
-    remaining = re.sub(r"\n{2,}", "\n", original.replace(sentence, "", 1)).strip()
-    proposed = remaining or f"(Remove this step: the console no longer offers {label!r}.)"
-    return Fix(original=original, proposed=proposed,
-               rationale=f"the console no longer offers {label!r}: {d.observed}".rstrip(": "))
+    # Nothing observed in its place: the agent not finding an element is no evidence that the step should
+    # go (the element may be renamed or moved), so no text is proposed.
+    return None
 
 
 def _field_added_required(original: str, step: Step, d: Discrepancy, observed: Observed) -> Fix | None:

@@ -15,10 +15,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: INCONCLUSIVE, and every verdict's reason (ProcedureReport.reason) and goal-directed attempts
 
-Verdict = Literal["PASS", "DRIFT", "FAIL", "ERROR"]
-VERDICTS: tuple[str, ...] = ("PASS", "DRIFT", "FAIL", "ERROR")
+# PASS: the goal was reached as documented. DRIFT: reached, but the document is inaccurate. FAIL: the
+# documented outcome is impossible in this console, with evidence. INCONCLUSIVE: the agent could not
+# reach the goal, with the document or without it, so nothing is blamed on the document. ERROR: the
+# environment failed.
+Verdict = Literal["PASS", "DRIFT", "FAIL", "INCONCLUSIVE", "ERROR"]
+VERDICTS: tuple[str, ...] = ("PASS", "DRIFT", "FAIL", "INCONCLUSIVE", "ERROR")
 
 # The release changelog's kinds, plus what only an outcome or the environment can show.
 DiscrepancyKind = Literal["label_changed", "element_removed", "navigation_changed", "step_order_changed",
@@ -104,10 +108,34 @@ class StepReport(_Model):
     substeps: list[StepReport] = Field(default_factory=list)
 
 
+class Reason(_Model):
+    """Why a procedure got its verdict: the step it concerns, the reason in words, and the evidence
+    (a screenshot, what was on the page, the audit records or their absence). Every non-PASS verdict
+    has one, in every report format."""
+
+    text: str
+    step: int | None = None  # the document step the reason concerns (None: the whole procedure)
+    evidence: Evidence = Field(default_factory=Evidence)
+
+
+class Attempt(_Model):
+    """A goal-directed attempt without the document, made when the documented procedure did not reach
+    the goal: if it reaches the goal the document is wrong (DRIFT) and its path is the proposed fix;
+    if not, the verdict is INCONCLUSIVE."""
+
+    policy: str
+    reached: bool
+    status: str
+    path: list[str] = Field(default_factory=list)  # what the agent did, in words ("click 'Create EIP'")
+    trajectory: str | None = None  # relative to the report directory
+    viewer: str | None = None
+
+
 class RunReport(_Model):
     index: int
     status: str  # the episode status: completed | unachievable | truncated | env_error
     verdict: Verdict
+    reason: Reason | None = None
     reward: float | None = None
     steps: int = 0
     duration_s: float = 0.0
@@ -131,11 +159,13 @@ class ProcedureReport(_Model):
     task: str | None = None  # the task file whose goal, provisioning and reward rule were used
     outcome_source: Literal["rule", "agent"] = "rule"  # rule: the audit-log reward rule judged the outcome
     verdict: Verdict
+    reason: Reason | None = None  # why the verdict (required for every verdict but PASS)
     consistency: Consistency
     duration_s: float = 0.0  # mean wall time per run
     steps: list[StepReport] = Field(default_factory=list)
     discrepancies: list[Discrepancy] = Field(default_factory=list)
     runs: list[RunReport] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)  # goal-directed attempts without the document
 
 
 class DocumentReport(_Model):
@@ -166,7 +196,7 @@ class RunInfo(_Model):
 class Summary(_Model):
     documents: int
     procedures: int
-    verdicts: dict[str, int]  # PASS / DRIFT / FAIL / ERROR -> count
+    verdicts: dict[str, int]  # PASS / DRIFT / FAIL / INCONCLUSIVE / ERROR -> count
     skipped: int = 0
     invalid: int = 0
     discrepancies: int = 0

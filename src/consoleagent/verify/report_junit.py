@@ -102,6 +102,8 @@ def _case(proc: ProcedureReport, doc: DocumentReport, report_html: Path | str | 
                       line=str(proc.line), time=_seconds(proc.duration_s))
     if proc.verdict in ("DRIFT", "FAIL"):
         _child(case, "failure", failure_text(proc), type=proc.verdict, message=failure_message(proc))
+    elif proc.verdict == "INCONCLUSIVE":  # nothing is blamed on the document: CI shows it as not decided, not failed
+        ET.SubElement(case, "skipped", message=clean(_one_line(failure_message(proc), MESSAGE_LIMIT)))
     elif proc.verdict == "ERROR":
         causes = sorted({r.cause for r in proc.runs if r.cause})
         message = "; ".join(causes) or "environment error"
@@ -118,16 +120,33 @@ def _child(case: ET.Element, tag: str, text: str, **attrs: str) -> None:
 
 
 def failure_message(proc: ProcedureReport) -> str:
-    """One line: the verdict and the discrepancies by kind and step (what a CI list shows)."""
+    """One line: the verdict and the discrepancies by kind and step, or the verdict's reason (what a CI list shows)."""
     if not proc.discrepancies:
+        if proc.reason:
+            return f"{proc.verdict}: {proc.reason.text}"
         return f"{proc.verdict}: {proc.goal}" if proc.goal else proc.verdict
     parts = [f"{d.kind} at step {d.step}" if d.step is not None else d.kind for d in proc.discrepancies]
     return f"{proc.verdict}: " + ", ".join(parts)
 
 
 def failure_text(proc: ProcedureReport) -> str:
-    """Every discrepancy with its step, kind, expected, observed and proposed fix (the failure's body)."""
-    return "\n\n".join(_discrepancy_text(d) for d in proc.discrepancies)
+    """The verdict's reason, then every discrepancy with its step, kind, expected, observed and proposed fix."""
+    parts = [_reason_text(proc)] if proc.reason else []
+    return "\n\n".join(parts + [_discrepancy_text(d) for d in proc.discrepancies])
+
+
+def _reason_text(proc: ProcedureReport) -> str:
+    reason = proc.reason
+    assert reason is not None
+    lines = [f"why {proc.verdict}" + (f" (step {reason.step})" if reason.step is not None else "") + f": {reason.text}"]
+    if reason.evidence.screenshot:
+        lines.append(f"  screenshot: {reason.evidence.screenshot}")
+    if reason.evidence.audit_event_ids:
+        lines.append(f"  audit events: {', '.join(reason.evidence.audit_event_ids)}")
+    for attempt in proc.attempts:
+        lines.append(f"  goal-directed attempt ({attempt.policy}): {'reached' if attempt.reached else 'not reached'}"
+                     + (f"; path: {'; '.join(attempt.path[:12])}" if attempt.path else ""))
+    return "\n".join(lines)
 
 
 def _discrepancy_text(d: Discrepancy) -> str:

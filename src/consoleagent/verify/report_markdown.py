@@ -16,8 +16,8 @@ from consoleagent.verify.model import VERDICTS, DocumentReport, ProcedureReport,
 
 DEFAULT_LIMIT = 60_000
 CELL_LIMIT = 240  # characters per table cell: a row is a pointer to the full report, not the report
-SEVERITY = ("FAIL", "DRIFT", "ERROR")  # what a documentation team fixes first
-ICONS = {"PASS": "✅", "DRIFT": "⚠️", "FAIL": "❌", "ERROR": "💥"}
+SEVERITY = ("FAIL", "DRIFT", "INCONCLUSIVE", "ERROR")  # what a documentation team looks at first
+ICONS = {"PASS": "✅", "DRIFT": "⚠️", "FAIL": "❌", "INCONCLUSIVE": "❔", "ERROR": "💥"}
 TABLE_HEAD = ("| Verdict | Procedure | Document | Step | Kind | Expected | Observed | Proposed fix |\n"
               "| --- | --- | --- | ---: | --- | --- | --- | --- |\n")
 
@@ -89,9 +89,11 @@ def _rows(proc: ProcedureReport, doc: DocumentReport) -> str:
     name = f"{cell(proc.title)} ({c.verdicts.get(proc.verdict, 0)}/{c.runs} runs)"
     where = f"{cell(doc.path)}:{proc.line}"
     verdict = f"{ICONS[proc.verdict]} {proc.verdict}"
+    reason = proc.reason.text if proc.reason else ""
     if not proc.discrepancies:
-        cause = "; ".join(sorted({r.cause for r in proc.runs if r.cause})) or "no discrepancy reported"
-        return f"| {verdict} | {name} | {where} | | | | {cell(cause)} | |\n"
+        cause = reason or "; ".join(sorted({r.cause for r in proc.runs if r.cause})) or "no discrepancy reported"
+        step = str(proc.reason.step) if proc.reason and proc.reason.step is not None else ""
+        return f"| {verdict} | {name} | {where} | {step} | | | {cell(cause)} | |\n"
     rows = []
     for d in proc.discrepancies:
         fix = cell(changed_text(d.fix.original, d.fix.proposed)) if d.fix else ""

@@ -26,13 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from consoleagent.verify.review import REPORT_FILE, load_report
-from consoleagent.verify.model import (Consistency, DocumentReport, ProcedureReport, RunInfo, RunReport, StepReport,
-                                       Summary, VerifyReport)
+from consoleagent.bench.results import is_env_error
+from consoleagent.verify.model import (VERDICTS, Attempt, Consistency, DocumentReport, ProcedureReport, Reason, RunInfo,
+                                       RunReport, StepReport, Summary, VerifyReport)
 from consoleagent.verify.targets import Plan, Target, plan
-from consoleagent.verify.verdict import combine, merge_discrepancies, outcome_discrepancy, run_verdict
+from consoleagent.verify.verdict import (combine, goal_reached, merge_discrepancies, outcome_discrepancy, run_verdict,
+                                         with_attempt)
 
 REQUEST_FILE = "verify.json"
 EPISODES_DIR = "episodes"
+ATTEMPTS_DIR = "attempts"  # goal-directed attempts without the document (--attempt-policy)
 
 
 class VerifyConfigError(ValueError):
@@ -58,6 +61,10 @@ class VerifyConfig:
     time_scale: float = 50.0
     junit: Path | None = None
     command: str | None = None
+    # A goal-directed agent that tries, without the document, each procedure the documented path did not
+    # complete: reached, the document is wrong (DRIFT, its path the fix); not reached, INCONCLUSIVE.
+    attempt_policy: str | None = None
+    attempt_options: dict[str, Any] = field(default_factory=dict)
 
 
 def resolve_release(release: str | None) -> str:
@@ -74,6 +81,7 @@ def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
     """An output directory holds one verification: refuse to resume it with other documents or settings."""
     wanted = {"documents": sorted(str(p.resolve()) for p in config.documents), "release": release,
               "policy": config.policy, "runs": config.runs, "tasks": config.tasks, "max_steps": config.max_steps,
+              "attempt_policy": config.attempt_policy,
               "tasks_root": str(Path(config.tasks_root).resolve()) if config.tasks_root else None}
     path = out_dir / REQUEST_FILE
     if path.exists():
@@ -90,7 +98,7 @@ def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
 
 
 # What `--restart` removes: everything a verification wrote except a person's reviews (they carry over by id).
-RESTART_REMOVES = (REQUEST_FILE, EPISODES_DIR, REPORT_FILE, "report.html", "junit.xml", "summary.md", "evaluation.json",
+RESTART_REMOVES = (REQUEST_FILE, EPISODES_DIR, ATTEMPTS_DIR, REPORT_FILE, "report.html", "junit.xml", "summary.md", "evaluation.json",
                    "evaluation.md")
 
 
@@ -127,12 +135,16 @@ def run_verify(config: VerifyConfig, *, playwright: Any = None,
     out_dir = Path(config.out_dir)
     check_request(out_dir, config, release)
     records: dict[str, dict[str, Any]] = {}
+    attempts: dict[str, dict[str, Any]] = {}
     try:
         if work.targets:
-            records = _run_episodes(config, work, out_dir, playwright, on_record)
+            records = _run_episodes(config, work.targets, out_dir / EPISODES_DIR, playwright, on_record)
+        stuck = [t for t in work.targets if needs_attempt(t, records, config.runs)]
+        if config.attempt_policy and stuck:
+            attempts = _run_episodes(config, stuck, out_dir / ATTEMPTS_DIR, playwright, on_record, attempt=True)
     finally:  # an interrupted session's time counts too: the report's run time is the sum over sessions
         elapsed = _add_elapsed(out_dir, time.monotonic() - started)
-    report = build_report(config, work, records, out_dir, release, elapsed)
+    report = build_report(config, work, records, out_dir, release, elapsed, attempts)
     return write_outputs(report, out_dir, junit=config.junit)
 
 
@@ -151,23 +163,31 @@ def _tasks(selector: str | None, root: Path | str | None) -> list[Any]:
     return load_suite(selector, Path(root) if root else TASKS_ROOT)
 
 
-def _run_episodes(config: VerifyConfig, work: Plan, out_dir: Path, playwright: Any,
-                  on_record: Callable[[dict[str, Any]], None] | None) -> dict[str, dict[str, Any]]:
+def _run_episodes(config: VerifyConfig, targets: list[Target], directory: Path, playwright: Any,
+                  on_record: Callable[[dict[str, Any]], None] | None, attempt: bool = False) -> dict[str, dict[str, Any]]:
+    """The targets' episodes on the benchmark harness, by key; ``attempt``: one goal-directed run each
+    with the attempt policy and no document."""
     from consoleagent.bench.harness import LEDGER_FILE, BenchConfig, run_bench
     from consoleagent.rollout.ledger import RunLedger
 
-    bench = BenchConfig(results_dir=out_dir / EPISODES_DIR, policy=config.policy, policy_options=config.policy_options,
-                        runs=config.runs, workers=config.workers, console_url=config.console_url,
+    bench = BenchConfig(results_dir=directory, policy=config.attempt_policy if attempt else config.policy,  # type: ignore[arg-type]
+                        policy_options=config.attempt_options if attempt else config.policy_options,
+                        runs=1 if attempt else config.runs, workers=config.workers, console_url=config.console_url,
                         admin_token=config.admin_token, delivery_delay_s=config.delivery_delay_s,
-                        env_error_retries=config.env_error_retries,
-                        time_scale=config.time_scale, plots=False, screenshots=True,
-                        command=config.command)
-    run_bench(bench, [t.spec for t in work.targets], playwright=playwright, on_record=on_record)
-    return {r["key"]: r for r in RunLedger(out_dir / EPISODES_DIR / LEDGER_FILE).results()}
+                        env_error_retries=config.env_error_retries, time_scale=config.time_scale, plots=False,
+                        screenshots=True, with_documents=not attempt, command=config.command)
+    run_bench(bench, [t.spec for t in targets], playwright=playwright, on_record=on_record)
+    return {r["key"]: r for r in RunLedger(directory / LEDGER_FILE).results()}  # the raw records: checks, trajectories
+
+
+def needs_attempt(target: Target, records: dict[str, dict[str, Any]], runs: int) -> bool:
+    """A procedure meant to be completed whose judged runs all stopped short of the goal."""
+    judged = [r for i in range(runs) if (r := records.get(f"{target.key}#{i}")) is not None and not is_env_error(r)]
+    return target.spec.expected == "complete" and bool(judged) and not any(goal_reached(r, "complete") for r in judged)
 
 
 def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, Any]], out_dir: Path, release: str,
-                 duration_s: float) -> VerifyReport:
+                 duration_s: float, attempts: dict[str, dict[str, Any]] | None = None) -> VerifyReport:
     from consoleagent.bench.harness import git_revision, machine, redact
 
     by_path: dict[str, list[Target]] = {}
@@ -180,7 +200,8 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
             continue
         report = DocumentReport(id=document.id, path=path, title=document.title, release=document.release,
                                 status="skipped" if document.skipped else "verified", reason=document.skipped)
-        report.procedures = [procedure_report(t, records, config.runs, out_dir) for t in by_path.get(path, [])]
+        report.procedures = [procedure_report(t, records, config.runs, out_dir, attempts, config.attempt_policy)
+                             for t in by_path.get(path, [])]
         documents.append(report)
     request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
     run = RunInfo(id=request["run_id"], created_at=request["created_at"], command=config.command,
@@ -190,8 +211,10 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
     return VerifyReport(run=run, summary=summarise(documents), documents=documents)
 
 
-def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: int, out_dir: Path) -> ProcedureReport:
-    """Align each run with the document, judge it, and combine the runs."""
+def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: int, out_dir: Path,
+                     attempts: dict[str, dict[str, Any]] | None = None, attempt_policy: str | None = None) -> ProcedureReport:
+    """Align each run with the document, judge it, combine the runs, then weigh a goal-directed
+    attempt without the document (``attempts``, by key) for a procedure the agent could not finish."""
     run_reports: list[RunReport] = []
     alignments: list[tuple[list[StepReport], list[Any]]] = []
     for index in range(runs):
@@ -202,21 +225,79 @@ def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: i
         outcome = outcome_discrepancy(record, target.spec.expected, target.procedure_id, index)
         if outcome is not None:
             found.append(outcome)
-        verdict = run_verdict(record, target.spec.expected, found)
+        judged = run_verdict(record, target.spec.expected, found, steps, index)
         alignments.append((steps, found))
-        run_reports.append(_run_report(record, index, verdict, out_dir))
+        run_reports.append(_run_report(record, index, judged.verdict, out_dir, judged.reason))
     verdicts = [r.verdict for r in run_reports]
     combined, consistency = combine(verdicts) if verdicts else ("ERROR", None)
+    first = next((i for i, r in enumerate(run_reports) if r.verdict == combined), None)
     # The steps shown are those of the first run that agrees with the combined verdict.
-    shown = next((a[0] for a, r in zip(alignments, run_reports) if r.verdict == combined), [])
-    discrepancies = merge_discrepancies([a[1] for a in alignments]) if combined != "PASS" else []
+    shown = alignments[first][0] if first is not None else []
+    reason = run_reports[first].reason if first is not None else Reason(text="no run of this procedure finished yet")
+    attempt = (_attempt(target, (attempts or {}).get(f"{target.key}#0"), out_dir, attempt_policy or "goal-directed")
+               if combined == "INCONCLUSIVE" else None)
+    combined, reason = with_attempt(combined, reason, attempt)
+    discrepancies = _blamed(combined, alignments)
     durations = [r.duration_s for r in run_reports]
     return ProcedureReport(
         id=target.procedure_id, title=target.procedure.title, line=target.procedure.line, goal=target.spec.goal,
-        task=target.task, outcome_source=target.outcome_source, verdict=combined,
+        task=target.task, outcome_source=target.outcome_source, verdict=combined, reason=reason,
         consistency=consistency or Consistency(runs=0, verdicts={}, agreement=0.0),
         duration_s=round(sum(durations) / len(durations), 2) if durations else 0.0,
-        steps=shown or _unaligned_steps(target), discrepancies=discrepancies, runs=run_reports)
+        steps=shown or _unaligned_steps(target), discrepancies=discrepancies, runs=run_reports,
+        attempts=[attempt] if attempt is not None else [])
+
+
+def _blamed(verdict: str, alignments: list[tuple[list[StepReport], list[Any]]]) -> list[Any]:
+    """The discrepancies a report may blame on the document. PASS: none. INCONCLUSIVE: only those at
+    steps the agent got through (a renamed label it found and used is evidence; an element "missing"
+    where the agent got stuck is not: it may simply not have found it)."""
+    if verdict == "PASS":
+        return []
+    if verdict != "INCONCLUSIVE":
+        return merge_discrepancies([found for _, found in alignments])
+    kept = []
+    for steps, found in alignments:
+        done = {s.number for s in steps if s.status in ("ok", "drift")}
+        kept.append([d for d in found if d.step in done and d.kind in EVIDENT_WHEN_STUCK])
+    return merge_discrepancies(kept)
+
+
+# Kinds whose evidence is the agent's own successful use of what the console shows instead.
+EVIDENT_WHEN_STUCK = ("label_changed", "navigation_changed", "default_changed", "field_added_required")
+
+
+def _attempt(target: Target, record: dict[str, Any] | None, out_dir: Path, policy: str) -> Attempt | None:
+    """The goal-directed attempt's outcome and path, in words (``click 'Create EIP'``)."""
+    if record is None or is_env_error(record):
+        return None
+    from consoleagent.trajectory.reader import TrajectoryFormatError, read_trajectory
+
+    trajectory = record.get("trajectory")
+    path: list[str] = []
+    if trajectory and Path(trajectory).exists():
+        try:
+            path = [_in_words(step) for step in read_trajectory(trajectory).steps if step.get("result") == "ok"]
+        except TrajectoryFormatError:
+            path = []
+    viewer = _viewer(Path(trajectory)) if trajectory and Path(trajectory).exists() else None
+    return Attempt(policy=policy, reached=goal_reached(record, target.spec.expected),
+                   status=str(record.get("status") or "unknown"), path=[p for p in path if p],
+                   trajectory=_relative(trajectory, out_dir), viewer=_relative(str(viewer) if viewer else None, out_dir))
+
+
+def _in_words(step: dict[str, Any]) -> str:
+    """A trajectory step as a person would write it: the action and the element's name, not its id."""
+    parsed = step.get("parsed") or {}
+    name, args = parsed.get("name"), dict(parsed.get("args") or {})
+    if not name or name in ("task_complete", "task_unachievable", "report_discrepancy", "wait"):
+        return ""
+    element = {m.get("id"): m for m in step.get("marks") or []}.get(args.pop("id", None))
+    if element is None:
+        return str(step.get("action") or name)
+    value = next(iter(args.values()), None)
+    return (f"{name} {element.get('role') or 'element'} {element.get('name')!r}"
+            + (f" = {value!r}" if value not in (None, "") else ""))
 
 
 def _align(target: Target, record: dict[str, Any], index: int, out_dir: Path) -> tuple[list[StepReport], list[Any]]:
@@ -239,14 +320,14 @@ def _unaligned_steps(target: Target) -> list[StepReport]:
                        status="not_reached") for s in target.procedure.steps]
 
 
-def _run_report(record: dict[str, Any], index: int, verdict: str, out_dir: Path) -> RunReport:
+def _run_report(record: dict[str, Any], index: int, verdict: str, out_dir: Path, reason: Reason | None = None) -> RunReport:
     trajectory = record.get("trajectory")
     viewer = None
     if trajectory and Path(trajectory).exists():
         viewer = _viewer(Path(trajectory))
     episode = record.get("episode") or {}
     return RunReport(index=index, status=record.get("status") or "unknown", verdict=verdict,  # type: ignore[arg-type]
-                     reward=record.get("reward"), steps=int(episode.get("steps") or 0),
+                     reason=reason, reward=record.get("reward"), steps=int(episode.get("steps") or 0),
                      duration_s=round(float(episode.get("duration_s") or record.get("wall_s") or 0.0), 2),
                      cause=record.get("cause"), trajectory=_relative(trajectory, out_dir),
                      viewer=_relative(str(viewer) if viewer else None, out_dir),
@@ -276,7 +357,7 @@ def _relative(path: str | None, out_dir: Path) -> str | None:
 
 def summarise(documents: list[DocumentReport]) -> Summary:
     procedures = [p for d in documents for p in d.procedures]
-    verdicts = {v: sum(1 for p in procedures if p.verdict == v) for v in ("PASS", "DRIFT", "FAIL", "ERROR")}
+    verdicts = {v: sum(1 for p in procedures if p.verdict == v) for v in VERDICTS}
     by_kind: dict[str, int] = {}
     for procedure in procedures:
         for item in procedure.discrepancies:
