@@ -50,6 +50,7 @@ _SAVE = re.compile(r"^(save|ok|create|apply|submit|confirm|finish|done|add|impor
                    r"register|connect|next)\b", re.I)
 _BUTTON_ITEM = re.compile(r"^\s*(?:click|press|tap|select)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+(?:button|icon)\b", re.I)
 _TAB_CLICK = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*[^*]+\*\*\s+tab\b", re.I)
+_CLICKED = re.compile(r"\bclick\s+(?:on\s+)?(?:the\s+)?\*\*([^*]+)\*\*", re.I)
 _TAB_NAMED = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
 _DIALOG = re.compile(r"\b(?:[Uu]se|[Oo]pen)\s+the\s+(?:\*\*(?P<bold>[^*]+)\*\*|(?P<plain>[A-Z][\w -]{0,40}?))\s+dialog\b")
 _TITLE_DIALOG = re.compile(r"^(?P<name>.+?)\s+(?:dialog(?: box)?|window|wizard|page)$", re.I)
@@ -310,7 +311,7 @@ def prose_steps(body: list[Block], source: str) -> tuple[list[Step], bool, list[
             _table(walk, block.table, block.line)
         elif block.kind == "note":
             (walk.steps[-1].notes if walk.steps else walk.notes).append(block.text)
-    if walk.save is not None and (not walk.steps or walk.steps[-1].inputs or walk.steps[-1].substeps):
+    if walk.save is not None and (not walk.steps or walk.save.ui_labels[0] not in walk.steps[-1].ui_labels):
         walk.steps.append(walk.save)
     return walk.steps, walk.described > 0, walk.notes
 
@@ -382,7 +383,7 @@ def _fill_step(walk: _Walk, block: Block, specs: list[FieldSpec | None]) -> None
     if walk.intro is not None and not walk.intro_used:
         text, line, synthesized = walk.intro.text, walk.intro.line, False
     else:
-        where = f" of the {bold(walk.group)} tab" if walk.group else ""
+        where = f" of {bold(walk.group)}" if walk.group else ""
         text, line, synthesized = f"Fill in the fields{where}.", block.line, True
     previous = walk.steps[-1] if walk.steps else None
     if synthesized and previous is not None and previous.synthesized and previous.text == text:
@@ -443,6 +444,26 @@ def _opens(steps: list[Step]) -> bool:
     return False
 
 
+def _saves(step: Step) -> bool:
+    """Whether a step ends the dialog: it clicks a save-like button ("Click **Save**", "click the *OK* button")."""
+    return any(_SAVE.match(m.group(1)) for m in _CLICKED.finditer(step.text))
+
+
+def _save_step(blocks: list[Block], line: int, source: str) -> Step:
+    """The save button of the page's button legend wherever it is (pgAdmin keeps it under "Example"), else a
+    step that says to save without knowing the button (``find``)."""
+    walk = _Walk(source)
+    for block in blocks:
+        if block.kind == "list":
+            _list(walk, block)
+    if walk.save is not None:
+        return walk.save
+    step = Step(number=0, text="Save the dialog.", line=line, synthesized=True, find="the dialog's save button",
+                source=source)
+    annotate(step)
+    return step
+
+
 def _open_step(name: str | None, line: int, source: str) -> Step:
     target = f"{name} dialog" if name else "the page the fields are on"
     text = f"Open the {bold(name)} dialog." if name else "Open the page that shows these fields."
@@ -463,11 +484,8 @@ def implicit_procedure(title: str, title_line: int, preamble: list[Block], secti
         return [], "prose", notes
     if described and not _opens(steps):
         steps.insert(0, _open_step(dialog_name(title, body), title_line or steps[0].line, source))
-    if described and not steps[-1].synthesized and (steps[-1].inputs or steps[-1].substeps):
-        save = Step(number=0, text="Save the dialog.", line=steps[-1].line, synthesized=True, find="the dialog's save button",
-                    source=source)
-        annotate(save)
-        steps.append(save)
+    if described and not _saves(steps[-1]):
+        steps.append(_save_step(preamble + [b for s in sections for b in s.blocks], steps[-1].line, source))
     for number, step in enumerate(steps, 1):
         step.number = number
     return steps, "reference" if described else "prose", notes

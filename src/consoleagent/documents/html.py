@@ -40,6 +40,8 @@ LABEL_CLASSES = re.compile(r"\b(?:uicontrol|guilabel|wintitle|gui-label|ui-label
 PATH_CLASSES = re.compile(r"\b(?:menucascade|menuselection)\b", re.I)
 NOTE_CLASSES = re.compile(r"\b(?:note|admonition|warning|tip|important|caution|danger|attention|notice|callout|alert)\b",
                           re.I)
+BLOCKS = {"h1", "h2", "h3", "h4", "h5", "h6", "ol", "ul", "div", "table", "p", "section", "dl", "pre", "blockquote",
+          "article", "aside", "figure", "hr"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
@@ -77,7 +79,7 @@ class _Structure(HTMLParser):
         self.close()
         unclosed = [(tag, line) for tag, line in self.open if tag in MUST_CLOSE]
         if unclosed:
-            tag, line = unclosed[0]
+            tag, line = unclosed[-1]  # the innermost: where the page was cut
             raise ProcedureError(f"HTML: <{tag}> is never closed (the page ends inside it; saved incompletely?)",
                                  self.source, line)
 
@@ -219,10 +221,12 @@ def _block(tag: Tag) -> list[Block]:
     if name == "p":
         if NOTE_CLASSES.search(classes):
             return [_note(tag)]
+        if any(isinstance(c, Tag) and c.name in BLOCKS for c in tag.children):
+            return _blocks(tag)  # <p> never closed: html.parser kept what follows inside it
         text = inline(tag)
         return [Block("paragraph", _line(tag), text=text)] if text else []
     if name in ("ol", "ul"):
-        items = [Item(_blocks(li), _line(li)) for li in tag.find_all("li", recursive=False)]
+        items = [Item(_blocks(li), _line(li)) for li in _list_items(tag)]
         return [Block("list", _line(tag), ordered=name == "ol", items=items)]
     if name == "dl":
         return [_definitions(tag)]
@@ -235,6 +239,21 @@ def _block(tag: Tag) -> list[Block]:
     if name in ("hr", "img", "figure", "picture", "video", "audio", "map"):
         return []
     return _blocks(tag)  # div, section, article, span-as-block, ...: their content
+
+
+def _list_items(tag: Tag) -> list[Tag]:
+    """The items of a list. An ``<li>`` left unclosed (legal HTML) holds the next one: it is a sibling."""
+    items: list[Tag] = []
+    for li in tag.find_all("li", recursive=False):
+        items += _split_item(li)
+    return items
+
+
+def _split_item(li: Tag) -> list[Tag]:
+    nested = [child for child in li.children if isinstance(child, Tag) and child.name == "li"]
+    for child in nested:
+        child.extract()
+    return [li] + [item for child in nested for item in _split_item(child)]
 
 
 def _definitions(tag: Tag) -> Block:

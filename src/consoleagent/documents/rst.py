@@ -154,7 +154,7 @@ def _check(doctree: nodes.document, source: str) -> list[str]:
         if TOLERATED.search(text):
             warnings.append(f"{source}:{line}: {text}")
             continue
-        raise ProcedureError(f"reStructuredText error: {text}", source, int(line))
+        raise ProcedureError(f"reStructuredText error: {' '.join(text.split())}", source, int(line))
     return warnings
 
 

@@ -1,0 +1,122 @@
+"""Documents in the styles people write them, read into one model: a cloud task topic with a parameter
+table (Markdown), a reference page that describes a dialog field by field (reStructuredText), a
+tutorial in prose (Markdown) and a task topic saved from a documentation site (HTML). The fixtures are
+the suite's documents in these styles (a test keeps the copies identical)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from consoleagent.documents import load_document, load_procedure
+from consoleagent.suite import DOCUMENTS_ROOT
+
+STYLES = Path(__file__).parent / "fixtures" / "docs" / "styles"
+SUITE_STYLES = sorted((DOCUMENTS_ROOT / "stratus").glob("*/styles/*"))
+
+
+def _inputs(step) -> list[tuple[str, str | None, str]]:
+    return [(s.label, s.value.kind if s.value else None, s.value.text if s.value else "") for s in step.all_inputs()]
+
+
+def test_the_fixtures_are_the_suites_documents_in_other_styles() -> None:
+    assert [p.name for p in SUITE_STYLES] == ["alibaba-create-security-group.md", "html-stop-instance.html",
+                                             "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
+    for shipped in SUITE_STYLES:
+        assert (STYLES / shipped.name).read_bytes() == shipped.read_bytes(), shipped.name
+
+
+def test_cloud_task_topic_with_a_parameter_table_of_instructions() -> None:
+    document = load_document(STYLES / "alibaba-create-security-group.md")
+    assert document.format == "markdown" and document.id == "styles-alibaba-create-security-group"
+    procedure = document.procedures[0]
+    assert procedure.shape == "steps" and procedure.console == "ECS" and procedure.navigation_known
+    assert procedure.prerequisites == ["A VPC named app-vpc exists in the region."]
+    assert procedure.result.startswith('The message "Security group sg-... was created." appears')
+    steps = procedure.steps
+    assert [s.number for s in steps] == [1, 2, 3, 4] and [s.line for s in steps] == [19, 20, 21, 22]
+    assert steps[0].console == "ECS"
+    assert steps[1].navigation == [["Network & Security", "Security Groups"]]
+    assert steps[3].ui_labels[:2] == ["Create Security Group", "Create"]
+    # the table after "configure the following parameters and click Create" belongs to that step, cells interpreted
+    assert _inputs(steps[3]) == [("Security group name", "example", "sg-app-01"),
+                                 ("VPC", "instruction", "Select the VPC in which the application servers are deployed."),
+                                 ("Security group type", "literal", "Basic Security Group"),
+                                 ("Description", "empty", "Leave this field empty.")]
+    # only what a person would type or select is a field value; "Leave this field empty." is not one
+    assert steps[3].fields == [("Security group name", "sg-app-01"), ("Security group type", "Basic Security Group")]
+    assert [n.split(":")[0] for n in steps[3].notes] == ["Warning", "Note"]
+    assert all(s.source.endswith("alibaba-create-security-group.md") for s in steps)
+
+
+def test_reference_page_becomes_open_fill_save_with_the_navigation_unknown() -> None:
+    document = load_document(STYLES / "reference-create-vswitch-dialog.rst")
+    assert document.format == "rst" and document.title == "Create vSwitch Dialog"
+    assert document.front_matter == {"id": "styles-reference-create-vswitch-dialog", "product": "vpc",
+                                     "release": "2026.03", "pages": ["/vpc/vswitches"]}
+    procedure = document.procedures[0]
+    assert procedure.shape == "reference" and not procedure.navigation_known and procedure.console is None
+    assert procedure.prerequisites == ["A VPC named ref-vpc with the CIDR block 10.0.0.0/16 exists in the region."]
+    opening, fill, save = procedure.steps
+    assert opening.synthesized and opening.find == "Create vSwitch dialog" and opening.text == "Open the **Create vSwitch** dialog."
+    assert fill.text == "Use the fields of the **Create vSwitch** dialog to describe the vSwitch:" and fill.line == 28
+    assert [(s.label, s.control) for s in fill.all_inputs()] == [
+        ("VPC", "drop-down listbox"), ("Zone", "drop-down listbox"), ("vSwitch name", "field"), ("IPv4 CIDR block", "field")]
+    assert [s.value.text for s in fill.all_inputs()] == [  # type: ignore[union-attr]
+        "select the VPC the vSwitch belongs to", "select the zone of the vSwitch",
+        "provide a name that identifies the vSwitch in the list", "specify the address range of the vSwitch"]
+    assert [s.line for s in fill.substeps] == [30, 32, 34, 36]
+    assert fill.notes == ["Note: The first and last three IP addresses of each vSwitch CIDR block are reserved by the system."]
+    assert save.synthesized and save.text == "Click **OK**." and save.ui_labels == ["OK"]  # the legend's save button
+
+
+def test_tutorial_in_prose_with_quoted_and_italic_labels_and_a_settings_list() -> None:
+    procedure = load_procedure(STYLES / "tutorial-first-vswitch.md")
+    assert procedure.shape == "prose" and procedure.console == "VPC" and procedure.navigation_known
+    assert procedure.prerequisites == ["A VPC named tutorial-vpc with the CIDR block 192.168.0.0/16 exists."]
+    first, create, fill, done = procedure.steps
+    assert first.text.startswith("First, log on to the VPC console. In the left-side navigation pane, expand **VPC** "
+                                 "and click **vSwitches**.")  # quoted labels after a UI verb
+    assert first.ui_labels == ["VPC", "vSwitches"] and first.line == 18
+    assert create.ui_labels == ["Create vSwitch"]
+    assert fill.synthesized and [s.text for s in fill.substeps][2] == "**vSwitch name**: `tutorial-vsw`"
+    assert _inputs(fill) == [("VPC", "instruction", "the VPC you created for this tutorial"),
+                             ("Zone", "instruction", "any zone"), ("vSwitch name", "literal", "tutorial-vsw"),
+                             ("IPv4 CIDR block", "literal", "192.168.10.0/24")]
+    assert done.ui_labels == ["OK", "Available"]  # *OK* and *Available*: italics read as labels
+    assert done.expected == ["After a few seconds the status of the new vSwitch changes to **Available**."]
+
+
+def test_html_page_saved_from_a_documentation_site() -> None:
+    document = load_document(STYLES / "html-stop-instance.html")
+    assert document.format == "html" and document.title == "Stop an instance"
+    assert document.front_matter["pages"] == ["/ecs/instances"] and document.release == "2026.03"
+    procedure = document.procedures[0]
+    assert procedure.context.startswith("You can stop an ECS instance")
+    assert "Stopping an instance interrupts the services" in procedure.context
+    assert procedure.prerequisites == ["A running ECS instance named web-01 exists."]
+    assert procedure.result == ("The status of the instance changes from **Running** to **Stopping** and then to "
+                                "**Stopped**.")
+    texts = procedure.step_texts()
+    assert texts[0] == "Log on to the ECS console."
+    assert texts[1] == "In the left-side navigation pane, choose **Instances & Images** > **Instances**."
+    assert texts[3] == ("In the **Stop** dialog box, click **Confirm**.\n"
+                        "> Note: If the instance does not respond, it is stopped forcibly after a few minutes.")
+    steps = procedure.steps
+    assert procedure.console == "ECS" and steps[1].navigation == [["Instances & Images", "Instances"]]
+    assert steps[2].ui_labels == ["Instances", "Stop", "Actions"]
+    assert [s.line for s in steps] == [38, 39, 40, 41, 44]
+    # the site around the topic (header, breadcrumb, sidebar, feedback, footer) is not read
+    everything = " ".join(texts) + procedure.context + procedure.result
+    assert "Was this page helpful" not in everything and "Restart an instance" not in everything
+
+
+@pytest.mark.parametrize("name", ["alibaba-create-security-group.md", "reference-create-vswitch-dialog.rst",
+                                  "tutorial-first-vswitch.md", "html-stop-instance.html"])
+def test_every_style_yields_followable_steps(name: str) -> None:
+    """Each step names UI labels in the one canonical form the doc follower reads, or the console it starts in."""
+    procedure = load_procedure(STYLES / name)
+    assert procedure.steps
+    for step in procedure.steps:
+        assert "**" in step.full_text() or step.console, step.text
