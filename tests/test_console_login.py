@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 from datetime import datetime, timezone
 from typing import Any
 
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
@@ -20,7 +22,9 @@ from stratus.console import throttle
 from stratus.core.clock import ManualClock
 from stratus.core.identity import attempt_login
 from stratus.sdk import console_sign_in
+from stratus.server import free_port
 from tests.conftest import Cloud, Tenant, make_cloud
+from tests.test_signing import serve_process, wait_healthy
 
 PASSWORD = "Passw0rd!2026"
 
@@ -141,6 +145,20 @@ def test_secure_cookies_setting() -> None:
         assert "secure" not in plain.http.get("/login").headers["set-cookie"].lower()
     finally:
         plain.runtime.close()
+
+
+def test_serve_secure_cookies_flag(tmp_path: Path) -> None:
+    """`stratus serve --secure-cookies` (the real CLI in its own process) marks the login cookie Secure."""
+    port = free_port()
+    log = tmp_path / "serve.log"
+    proc = serve_process(f"sqlite:///{tmp_path}/secure.db", port, log, "--secure-cookies")
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc, log)
+        cookie = httpx2.get(f"http://127.0.0.1:{port}/login").headers["set-cookie"]
+        assert cookie.startswith("stratus_login_csrf=") and "secure" in cookie.lower()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def test_wrong_logins_take_the_same_time(cloud: Cloud, tenant: Tenant) -> None:

@@ -142,8 +142,8 @@ def test_unauthenticated_calls_are_audited_to_the_right_account(cloud: Cloud, te
         "x-stratus-date": stamp(now_utc()), "x-stratus-nonce": fresh_nonce()})
     assert unknown_key.json()["Code"] == "InvalidCredentials"
     lines = [json.loads(line) for line in cloud.admin.export_events("anonymous", include_undelivered=True).splitlines()]
-    assert [(r["eventName"], r["errorCode"], r["userIdentity"]["type"]) for r in lines] == [
-        ("DescribeVpcs", "InvalidCredentials", "unauthenticated")] * 2
+    assert [(r["eventName"], r["errorCode"], r["userIdentity"]["type"], r["actor"]) for r in lines] == [
+        ("DescribeVpcs", "InvalidCredentials", "anonymous", "anonymous")] * 2
     assert lines[0]["userAgent"] == "scanner[31m/1.0", "control characters are dropped"
     # a wrong secret for a real key is the key owner's business: it lands in the owner's trail
     forged = signed_headers(tenant, date=stamp(now_utc()), nonce=fresh_nonce())
@@ -153,13 +153,15 @@ def test_unauthenticated_calls_are_audited_to_the_right_account(cloud: Cloud, te
     assert len(own) == 1 and own[0]["userIdentity"]["accessKeyId"] == tenant.creds["access_key_id"]
 
 
-def _serve(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+def serve_process(db_url: str, port: int, log: Path, *flags: str) -> subprocess.Popen[bytes]:
+    """``stratus serve`` in its own process (the real CLI), output in ``log``."""
     env = {**os.environ, "STRATUS_ADMIN_TOKEN": ADMIN_TOKEN}
-    return subprocess.Popen([sys.executable, "-c", "from stratus.cli import app; app()", "serve", "--database", db_url, "--port", str(port)],
-                            env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    command = [sys.executable, "-c", "from stratus.cli import app; app()", "serve", "--database", db_url,
+               "--port", str(port), *flags]
+    return subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -179,13 +181,13 @@ def test_nonce_is_single_use_across_server_processes(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path}/shared.db"
     ports = [free_port(), free_port()]
     logs = [tmp_path / f"server{i}.log" for i in range(2)]
-    procs = [_serve(db_url, ports[0], logs[0])]
+    procs = [serve_process(db_url, ports[0], logs[0])]
     try:
         url_a = f"http://127.0.0.1:{ports[0]}"
-        _wait_healthy(url_a, procs[0], logs[0])  # the first creates the schema; then the second starts
-        procs.append(_serve(db_url, ports[1], logs[1]))
+        wait_healthy(url_a, procs[0], logs[0])  # the first creates the schema; then the second starts
+        procs.append(serve_process(db_url, ports[1], logs[1]))
         url_b = f"http://127.0.0.1:{ports[1]}"
-        _wait_healthy(url_b, procs[1], logs[1])
+        wait_healthy(url_b, procs[1], logs[1])
         creds = httpx2.post(f"{url_a}/admin/accounts", json={"alias": "shared", "password": "Passw0rd!2026"},
                             headers={"authorization": f"Bearer {ADMIN_TOKEN}"}).json()
         tenant: Any = Tenant(creds, None, None)  # type: ignore[arg-type]

@@ -65,9 +65,10 @@ def authenticate_api(
         return _authenticate(runtime, method, path, headers, cookies, body)
     except AuthFailure as failure:
         service, event_name, rw = security_events.api_event_name(path)
+        actor = failure.actor if failure.claim.account_id else "anonymous"  # no credential: no actor either
         security_events.record(
             runtime, event_name=event_name, event_type="ApiCall", service=service, rw=rw,
-            identity=failure.claim.user_identity(failure.identity_type), actor=failure.actor, source_ip=source_ip,
+            identity=failure.claim.user_identity(failure.identity_type), actor=actor, source_ip=source_ip,
             user_agent=headers.get("user-agent", ""), error_code=failure.error.code, error_message=failure.error.message,
         )
         raise failure.error from None

@@ -45,7 +45,9 @@ class Claim:
     session_id: str | None = None
 
     def user_identity(self, identity_type: str) -> dict[str, Any]:
+        """The record's ``userIdentity``: of type ``anonymous`` when the claim names no account."""
         account = self.account_id or ANONYMOUS_ACCOUNT
+        identity_type = identity_type if self.account_id else "anonymous"
         return {"type": identity_type, "accountId": account, "principalId": self.user_id or account,
                 "userName": cap(self.user_name, 64), "accessKeyId": self.access_key_id, "sessionId": self.session_id}
 
