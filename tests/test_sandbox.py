@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from consoleagent.provisioning import jail
+from consoleagent.provisioning import jail, seccomp_filter
 from consoleagent.provisioning.api_relay import ApiRelay
 from consoleagent.provisioning.sandbox import Sandbox, SandboxResult, SandboxUnavailable
 from stratus.sdk import Client, StratusError
@@ -81,20 +81,33 @@ def test_a_plain_script_returns_its_outputs_and_output(sandbox: Sandbox) -> None
 def test_the_script_runs_as_nobody_in_its_own_namespaces(sandbox: Sandbox) -> None:
     result = sandbox.run(DISARM + "outputs['ids'] = [os.getuid(), os.geteuid(), os.getgid()]\n"
                          "outputs['pids'] = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
-                         "outputs['caps'] = [l for l in open('/proc/self/status') if l.startswith(('CapEff', 'NoNewPrivs'))]\n"
+                         "outputs['caps'] = [l for l in open('/proc/self/status') if l.startswith(('CapEff', 'NoNewPrivs', 'Seccomp:'))]\n"
                          "outputs['cwd'] = os.getcwd()")
     assert result.ok, result.error
     assert result.outputs["ids"] == [65534, 65534, 65534]
     assert max(result.outputs["pids"]) < 10  # a fresh pid namespace: the host's processes are not there
-    assert result.outputs["caps"] == ["CapEff:\t0000000000000000\n", "NoNewPrivs:\t1\n"]
+    assert result.outputs["caps"][:2] == ["CapEff:\t0000000000000000\n", "NoNewPrivs:\t1\n"]
+    if seccomp_filter.program() is not None:
+        assert result.outputs["caps"][2] == "Seccomp:\t2\n"  # filter mode
     assert result.outputs["cwd"] == jail.INSIDE_SCRATCH
 
 
-def test_files_may_be_written_in_scratch_and_the_scratch_is_removed(tmp_path: Path) -> None:
-    sandbox = Sandbox(tmp_path / "scratch")
-    result = sandbox.run("open('notes.txt', 'w').write('kept')\noutputs['read'] = open('notes.txt').read()")
-    assert result.ok and result.outputs == {"read": "kept"}, result.error
-    assert list((tmp_path / "scratch").iterdir()) == []
+def test_files_may_be_written_in_scratch_up_to_its_size_and_nothing_reaches_the_host(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path / "scratch", scratch_mb=2)
+    script = """\
+open('notes.txt', 'w').write('kept')
+outputs['read'] = open('notes.txt').read()
+try:
+    with open('big.bin', 'wb') as handle:
+        for _ in range(4):
+            handle.write(b'x' * 1024 * 1024)
+    outputs['big'] = 'written'
+except OSError as exc:
+    outputs['big'] = exc.strerror
+"""
+    result = sandbox.run(script)
+    assert result.ok and result.outputs == {"read": "kept", "big": "No space left on device"}, result.error
+    assert list((tmp_path / "scratch").iterdir()) == []  # the run's inputs are gone; scratch was never on disk
 
 
 def test_the_sdk_and_the_allowed_modules_import(sandbox: Sandbox) -> None:
@@ -168,6 +181,29 @@ def test_a_detached_child_dies_with_a_run_killed_at_its_time_limit(tmp_path: Pat
     assert result.error == "the script ran past its 4 s limit and was killed"
     time.sleep(0.3)
     assert host_processes_with(marker) == []
+
+
+def test_nested_user_namespaces_and_risky_syscalls_are_refused_but_threads_and_processes_work(sandbox: Sandbox) -> None:
+    if seccomp_filter.program() is None:
+        pytest.skip("no seccomp table for this machine's architecture")
+    script = DISARM + FORK_EXEC + """\
+ctypes = real('ctypes')
+libc = ctypes.CDLL(None, use_errno=True)
+def errno_of(call):
+    return 'ok' if call() == 0 else os.strerror(ctypes.get_errno())
+outputs['userns'] = errno_of(lambda: libc.unshare(0x10000000))
+outputs['keyctl'] = errno_of(lambda: libc.syscall(250 if real('platform').machine() == 'x86_64' else 219, 0, 0, 0))
+box = []
+thread = real('threading').Thread(target=lambda: box.append(1))
+thread.start()
+thread.join()
+spawn(['/usr/bin/true'])
+outputs['thread'], outputs['process'] = box, 'started'
+"""
+    result = sandbox.run(script)
+    assert result.ok, result.error
+    assert result.outputs == {"userns": "Operation not permitted", "keyctl": "Operation not permitted",
+                              "thread": [1], "process": "started"}
 
 
 def test_the_number_of_processes_is_limited(tmp_path: Path) -> None:

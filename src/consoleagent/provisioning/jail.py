@@ -14,9 +14,12 @@ namespace, a read-only mount or a user id, so those are the boundary:
   ``--new-session`` keeps it off the parent's terminal. The net namespace has only its own loopback:
   the console's API comes in through a bind-mounted Unix socket (``api_relay.py``).
 - **filesystem**: an empty tmpfs root with read-only binds of ``/usr`` and the Python installation
-  (interpreter, site-packages, the SDK's source), a private ``/proc``, a minimal ``/dev`` and
-  ``/tmp``, the run's inputs read-only and its scratch directory the only writable host path. Homes,
-  ``/etc``, ``/var``, ``/tmp`` and the working tree of the host are not there at all.
+  (interpreter, site-packages, the SDK's source), a private ``/proc``, a minimal ``/dev``, the run's
+  inputs read-only, and two size-capped tmpfs (``/tmp`` and the scratch directory) as the only
+  writable places: nothing the script writes reaches the host's disk. Homes, ``/etc`` (but the
+  loader's cache and the time zone), ``/var``, the host's ``/tmp`` and working tree are not there.
+- **system calls**: a seccomp deny-list (``seccomp_filter.py``): no nested user namespaces, keyrings,
+  BPF, io_uring, ptrace, mounts or foreign ABIs.
 - **limits**: ``prlimit`` sets address space, CPU seconds, file size, open files, processes and no
   core dumps before the interpreter starts (hard limits: the script cannot raise them).
 """
@@ -29,6 +32,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from consoleagent.provisioning import seccomp_filter
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
@@ -56,6 +61,7 @@ class Limits:
     file_mb: int = 16
     max_files: int = 64
     max_processes: int = 32  # RLIMIT_NPROC counts the host uid's processes (all sandboxes together)
+    scratch_mb: int = 64  # the scratch tmpfs (and 16 MiB of /tmp): memory, not the host's disk
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,6 @@ class Layout:
     """The host paths of one run that appear inside the jail."""
 
     inputs: Path  # → INSIDE_IN, read-only
-    scratch: Path  # → INSIDE_SCRATCH, writable
     socket: Path  # → INSIDE_SOCKET
 
 
@@ -106,7 +111,7 @@ def _base_filesystem_args() -> list[str]:
     args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700, closed to the dropped uid
     for name in _ETC_FILES:
         args += ["--ro-bind-try", name, name]
-    return [*args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(16 * 1024 * 1024), "--tmpfs", "/tmp"]
 
 
 def _directories(path: str, made: set[str]) -> list[str]:
@@ -122,15 +127,15 @@ def _directories(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def _bind_args(layout: Layout | None) -> list[str]:
+def _bind_args(layout: Layout | None, limits: Limits) -> list[str]:
     made: set[str] = {"/usr", "/tmp", "/proc", "/dev"}
     args: list[str] = []
     for path in runtime_paths():
         args += _directories(path, made) + ["--ro-bind", path, path]
     if layout is not None:
         args += _directories(INSIDE_IN, made)
-        args += ["--ro-bind", str(layout.inputs), INSIDE_IN, "--bind", str(layout.scratch), INSIDE_SCRATCH,
-                 "--ro-bind", str(layout.socket), INSIDE_SOCKET]  # the runner enters scratch as uid 65534
+        args += ["--ro-bind", str(layout.inputs), INSIDE_IN, "--ro-bind", str(layout.socket), INSIDE_SOCKET,
+                 "--perms", "1777", "--size", str(limits.scratch_mb * 1024 * 1024), "--tmpfs", INSIDE_SCRATCH]
     return args
 
 
@@ -148,11 +153,26 @@ def _drop_args() -> list[str]:
             "--bounding-set=-all", "--no-new-privs", "--"]
 
 
-def command(layout: Layout | None, limits: Limits, argv: list[str]) -> list[str]:
-    """The full command line: bwrap's namespaces and mounts, then prlimit, then the uid drop, then ``argv``.
-    No secret may go on it: the jail's pid 1 (bwrap) shows its command line to the script."""
-    return [BWRAP, *_namespace_args(), *_base_filesystem_args(), *_bind_args(layout), "--",
+def command(layout: Layout | None, limits: Limits, argv: list[str], seccomp_fd: int | None = None) -> list[str]:
+    """The full command line: bwrap's namespaces, mounts and seccomp filter, then prlimit, then the uid
+    drop, then ``argv``. No secret may go on it: the jail's pid 1 (bwrap) shows it to the script."""
+    seccomp = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+    return [BWRAP, *_namespace_args(), *_base_filesystem_args(), *_bind_args(layout, limits), *seccomp, "--",
             *_limit_args(limits), *_drop_args(), *argv]
+
+
+def seccomp_fd() -> int | None:
+    """A readable descriptor holding the seccomp program (bwrap reads it to the end), or None where
+    there is no table for this machine. The caller passes it to bwrap and closes it afterwards."""
+    code = seccomp_filter.program()
+    if code is None:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, code)  # a few hundred bytes: far below a pipe's buffer
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def probe() -> None:
@@ -164,12 +184,18 @@ def probe() -> None:
         if not os.access(tool, os.X_OK):
             raise SandboxUnavailable(f"{tool} is missing: install Debian's bubblewrap and util-linux "
                                      "(generated code is never run outside the OS sandbox)")
-    argv = command(None, Limits(), [os.path.realpath(sys.executable), "-I", "-S", "-c", "import os; print(os.getuid())"])
+    filter_fd = seccomp_fd()
+    argv = command(None, Limits(), [os.path.realpath(sys.executable), "-I", "-S", "-c", "import os; print(os.getuid())"],
+                   filter_fd)
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
-                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+                              env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                              pass_fds=() if filter_fd is None else (filter_fd,))
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxUnavailable(f"bwrap could not start the sandbox: {exc}") from exc
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
     if done.returncode != 0 or done.stdout.strip() != str(SANDBOX_UID):
         detail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         raise SandboxUnavailable(f"bwrap cannot create the sandbox's namespaces here ({detail}); "

@@ -70,11 +70,15 @@ class Sandbox:
     """Runs one script at a time in a fresh scratch directory under ``scratch_root``."""
 
     def __init__(self, scratch_root: str | Path, *, timeout_s: float = 60, memory_mb: int = 512, cpu_s: int = 30,
-                 file_mb: int = 16, max_processes: int = 32, allowed_modules: tuple[str, ...] = DEFAULT_MODULES,
-                 keep_scratch: bool = False, python: str | None = None, console: str | None = None) -> None:
+                 file_mb: int = 16, max_processes: int = 32, scratch_mb: int = 64,
+                 allowed_modules: tuple[str, ...] = DEFAULT_MODULES, keep_scratch: bool = False, python: str | None = None,
+                 console: str | None = None) -> None:
+        """``scratch_root`` holds each run's inputs (script, config, runner) while it runs, and after it
+        with ``keep_scratch``; what the script writes stays in the jail's memory and vanishes with it."""
         self.scratch_root = Path(scratch_root)
         self.timeout_s = timeout_s
-        self.limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, max_processes=max_processes)
+        self.limits = Limits(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, max_processes=max_processes,
+                             scratch_mb=scratch_mb)
         self.allowed_modules = tuple(allowed_modules)
         self.keep_scratch = keep_scratch
         self.python = python or sys.executable
@@ -112,10 +116,9 @@ class Sandbox:
 
     def _prepare(self, run_dir: Path, socket: Path, script: str, env: dict[str, str], params: dict[str, Any],
                  report_fd: int) -> jail.Layout:
-        """The run's inputs (read-only inside) and its scratch directory, owned by the jail's uid."""
-        inputs, scratch = run_dir / "in", run_dir / "scratch"
+        """The run's inputs, read-only inside (the scratch directory is a tmpfs of the jail's own)."""
+        inputs = run_dir / "in"
         inputs.mkdir(mode=0o755)
-        scratch.mkdir(mode=0o700)
         shutil.copyfile(RUNNER, inputs / "sandbox_runner.py")
         (inputs / "script.py").write_text(script, encoding="utf-8")
         config = {"inputs": jail.INSIDE_IN, "scratch": jail.INSIDE_SCRATCH, "allowed_modules": list(self.allowed_modules), "params": params,
@@ -124,9 +127,7 @@ class Sandbox:
         (inputs / "config.json").write_text(json.dumps(config), encoding="utf-8")
         for path in (inputs / "sandbox_runner.py", inputs / "script.py", inputs / "config.json"):
             path.chmod(0o644)  # readable by the jail's uid; the run directory itself stays 0700
-        if os.geteuid() == 0:
-            os.chown(scratch, jail.SANDBOX_UID, jail.SANDBOX_UID)
-        return jail.Layout(inputs=inputs, scratch=scratch, socket=socket)
+        return jail.Layout(inputs=inputs, socket=socket)
 
     def _run_in(self, run_dir: Path, socket: Path, script: str, env: dict[str, str], params: dict[str, Any]) -> SandboxResult:
         endpoint = self.console or env.get("STRATUS_ENDPOINT")
@@ -136,11 +137,12 @@ class Sandbox:
             socket.touch()  # the bind needs a path; the runner gets no key and builds no client
             env = {}
         read_end, write_end = os.pipe()
-        open_fds = {read_end, write_end}
+        filter_fd = jail.seccomp_fd()
+        open_fds = {read_end, write_end} | ({filter_fd} if filter_fd is not None else set())
         try:
             layout = self._prepare(run_dir, socket, script, env, params, write_end)
             argv = jail.command(layout, self.limits, [self.python, "-I", "-B", f"{jail.INSIDE_IN}/sandbox_runner.py",
-                                                      f"{jail.INSIDE_IN}/config.json"])
+                                                      f"{jail.INSIDE_IN}/config.json"], filter_fd)
             if relay is not None:
                 relay.start()
             result = self._execute(argv, read_end, write_end, open_fds)
@@ -158,7 +160,7 @@ class Sandbox:
         child_env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "HOME": jail.INSIDE_SCRATCH}
         began = time.monotonic()
         process = subprocess.Popen(argv, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
+                                   stderr=subprocess.PIPE, pass_fds=tuple(open_fds - {read_end}), start_new_session=True)
         os.close(write_end)  # only the child holds the write end now: EOF comes when the jail is gone
         open_fds.discard(write_end)
         report = os.fdopen(read_end, "rb", closefd=False)
