@@ -30,7 +30,7 @@ class FailOn(str, Enum):
 
 
 def verify(
-    documents: list[Path] = typer.Argument(..., help="Markdown procedures, or folders searched for *.md."),
+    documents: list[Path] = typer.Argument(..., help="Documents (.md, .rst, .html), or folders searched for them."),
     console: str = typer.Option("stratus", help="stratus: start the embedded stratus in this process; or the URL of a "
                                                  "running stratus (with --admin-token)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="The running stratus's admin token."),

@@ -454,7 +454,8 @@ def step_report(context: AlignmentContext, index: int, found: list[Discrepancy])
         labels=label_uses(step_plan, mine, [d for d in found if d.step == number]),
         undocumented_inputs=undocumented_inputs(mine, context.words),
         off_path=off_path(mine, context.goal_words or context.words, context.documented_labels, context.reported_names),
-        screenshot=screenshot_of(context.trajectory, mine[-1] if mine else None, context.report_dir))
+        screenshot=screenshot_of(context.trajectory, mine[-1] if mine else None, context.report_dir),
+        synthesized=step_plan.step.synthesized, find=step_plan.step.find)
     report.status = step_status(context, number, report, [d for d in found if d.step == number])
     report.substeps = substep_reports(context, step_plan.step, report, mine)
     return report
@@ -505,7 +506,8 @@ def substep_reports(context: AlignmentContext, step: Step, parent: StepReport, m
         out.append(StepReport(
             id=f"{parent.id}.{sub.number}", number=sub.number, line=sub.line, text=sub.full_text(), status=status,  # type: ignore[arg-type]
             agent_steps=[a.number for a in used], labels=label_uses(sub_plan, used, []),
-            screenshot=screenshot_of(context.trajectory, used[-1] if used else None, context.report_dir)))
+            screenshot=screenshot_of(context.trajectory, used[-1] if used else None, context.report_dir),
+            synthesized=sub.synthesized, find=sub.find))
     return out
 
 

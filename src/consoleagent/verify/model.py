@@ -106,6 +106,9 @@ class StepReport(_Model):
     off_path: list[str] = Field(default_factory=list)  # actions outside the documented path (e.g. goto("/ecs"))
     screenshot: str | None = None  # the marked screenshot at this step's last action (relative path)
     substeps: list[StepReport] = Field(default_factory=list)
+    # written by the parser, not the author (a reference page's "open the dialog", "save"): no text of the document
+    synthesized: bool = False
+    find: str | None = None  # a place the document never says how to reach ("Cast dialog"): the agent searched for it
 
 
 class Reason(_Model):
@@ -173,6 +176,7 @@ class DocumentReport(_Model):
     path: str  # as given on the command line
     title: str = ""
     release: str | None = None  # the release the document describes (front matter)
+    format: Literal["markdown", "rst", "html"] = "markdown"  # the format it was read from
     status: Literal["verified", "skipped", "invalid"] = "verified"
     reason: str | None = None  # why skipped / invalid ("file:line: message")
     procedures: list[ProcedureReport] = Field(default_factory=list)

@@ -199,7 +199,7 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
             documents.append(DocumentReport(id=Path(path).stem, path=path, status="invalid", reason=error))
             continue
         report = DocumentReport(id=document.id, path=path, title=document.title, release=document.release,
-                                status="skipped" if document.skipped else "verified", reason=document.skipped)
+                                format=document.format, status="skipped" if document.skipped else "verified", reason=document.skipped)
         report.procedures = [procedure_report(t, records, config.runs, out_dir, attempts, config.attempt_policy)
                              for t in by_path.get(path, [])]
         documents.append(report)
@@ -317,7 +317,7 @@ def _align(target: Target, record: dict[str, Any], index: int, out_dir: Path) ->
 
 def _unaligned_steps(target: Target) -> list[StepReport]:
     return [StepReport(id=f"{target.procedure_id}/{s.number}", number=s.number, line=s.line, text=s.text,
-                       status="not_reached") for s in target.procedure.steps]
+                       status="not_reached", synthesized=s.synthesized, find=s.find) for s in target.procedure.steps]
 
 
 def _run_report(record: dict[str, Any], index: int, verdict: str, out_dir: Path, reason: Reason | None = None) -> RunReport:
