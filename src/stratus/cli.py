@@ -141,7 +141,7 @@ def _account_id(runtime: Any, account: str) -> str:
     with runtime.session() as db:
         found = db.execute(select(Account.id).where(or_(Account.id == account, Account.alias == account))).scalar_one_or_none()
     if found is None:
-        err.print(f"[red]No account {account!r} (give an id or an alias).[/red]")
+        err.print(f"No account {account!r} (give an id or an alias).", markup=False, style="red")
         raise typer.Exit(1)
     return found
 
@@ -182,11 +182,12 @@ def events(
     account: Optional[str] = typer.Option(None, help="Account id or alias (default: all accounts)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write JSONL here instead of printing a table."),
     event_name: Optional[str] = typer.Option(None, help="Only this event name."),
-    actor: Optional[str] = typer.Option(None, help="console | sdk | provisioner | system"),
+    actor: Optional[str] = typer.Option(None, help="console | sdk | provisioner | system | admin | anonymous"),
     errors_only: bool = typer.Option(False, "--errors", help="Only failed calls."),
     limit: int = typer.Option(50, help="Rows in the table view (newest first)."),
 ) -> None:
     """Show the audit trail as a table, or export it as JSONL (oldest first, exactly as hashed)."""
+    from stratus.audit.display import event_row
     from stratus.audit.trail import EventFilter, export_lines, lookup
 
     runtime = open_runtime(database=database)
@@ -199,32 +200,59 @@ def events(
                 for line in export_lines(db, flt):
                     fh.write(line + "\n")
                     count += 1
-            out.print(f"Wrote {count} records to {output}")
+            out.print(f"Wrote {count} records to {output}", markup=False)
             return
         records, total = lookup(db, flt, page_size=limit)
     table = Table(title=f"Audit trail ({len(records)} of {total}, newest first)")
     for column in ("time", "event", "service", "actor", "user", "error", "resources"):
         table.add_column(column)
     for r in records:
-        resources = " ".join(i for ids in r["referencedResources"].values() for i in ids)
-        table.add_row(r["eventTime"], r["eventName"], r["serviceName"], r["actor"], r["userIdentity"]["userName"],
-                      r["errorCode"] or "", resources)
+        table.add_row(*event_row(r))  # Text cells: tenant-written values are never read as markup
     Console().print(table)  # a fresh console measures the terminal now (COLUMNS may have changed)
 
 
 @app.command("verify-trail")
-def verify_trail(database: Optional[str] = DatabaseOpt) -> None:
-    """Recompute the audit hash chain; exit 1 and name the first bad record if anything was altered."""
-    from stratus.audit.trail import verify_chain
+def verify_trail(
+    database: Optional[str] = DatabaseOpt,
+    digests: Optional[Path] = typer.Option(None, "--digests", help="Also check these exported digest files "
+                                                                   "(a folder written by export-digests)."),
+) -> None:
+    """Recompute the hash chain and check its signed digests; exit 1 naming the first problem."""
+    from stratus.audit.digests import DigestFileError, read_digest_files
+    from stratus.audit.verify import verify_trail as verify
+
+    runtime = open_runtime(database=database)
+    try:
+        exported = read_digest_files(digests) if digests is not None else None
+    except DigestFileError as exc:
+        err.print(f"Cannot read the digest files: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    if digests is not None and not exported:
+        err.print(f"No digest files (stratus-digest-*.json) in {digests}.", markup=False)
+        raise typer.Exit(2)
+    with runtime.session() as db:
+        report = verify(db, runtime.digest_signer, exported)
+    if report.ok:
+        checked = f", {report.exported_digests_checked} exported digest files match" if exported else ""
+        out.print(f"[green]OK[/green]: {report.records} records, hash chain intact; {report.digests} signed digests "
+                  f"anchor records 1-{report.anchored_records} ({report.unanchored_records} newer records not yet "
+                  f"anchored){checked}.")
+        return
+    where = f"record {report.first_bad_seq}: " if report.first_bad_seq is not None else ""
+    err.print(f"TAMPERED: {where}{report.problem} ({report.records} records read).", markup=False, style="red")
+    raise typer.Exit(1)
+
+
+@app.command("export-digests")
+def export_digests(directory: Path = typer.Argument(..., help="Folder to write stratus-digest-NNNNNNNN.json files into."),
+                   database: Optional[str] = DatabaseOpt) -> None:
+    """Write the trail's signed digests as files (keep them off this host); existing files are kept."""
+    from stratus.audit.digests import export_digests as export
 
     runtime = open_runtime(database=database)
     with runtime.session() as db:
-        report = verify_chain(db)
-    if report.ok:
-        out.print(f"[green]OK[/green]: {report.records} records, hash chain intact.")
-        return
-    err.print(f"[red]TAMPERED[/red]: record {report.first_bad_seq}: {report.problem} ({report.records} records read).")
-    raise typer.Exit(1)
+        written = export(db, directory)
+    out.print(f"Wrote {len(written)} new digest files to {directory}.", markup=False)
 
 
 def main() -> None:  # pragma: no cover

@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     )
     admin_token: str = Field("stratus-admin", min_length=8, description="Bearer token of the admin API.")
     cookie_secure: bool = Field(False, description="Mark session cookies Secure (behind HTTPS).")
+    audit_key_file: str | None = Field(
+        None, description="Key file of the audit trail's signed digests (default: beside a SQLite database, "
+                          "~/.stratus/audit-key-<id> for a database server); created with mode 0600 on first start.",
+    )
 
     @field_validator("release")
     @classmethod

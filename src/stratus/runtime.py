@@ -14,7 +14,8 @@ from typing import Any, Iterator
 from sqlalchemy.orm import Session
 
 import stratus.products  # noqa: F401  (registers every product's tables, actions and pages)
-from stratus.audit.trail import EventDraft, append
+from stratus.audit.digests import load_signer
+from stratus.audit.trail import EventDraft, append, upgrade_schema
 from stratus.config import Settings
 from stratus.core.clock import Clock, ManualClock, ScaledClock
 from stratus.core.db import Base, make_engine, make_session_factory
@@ -30,6 +31,8 @@ class Runtime:
         self.ids = IdGenerator(settings.seed)
         self.engine = make_engine(settings.database_url)
         Base.metadata.create_all(self.engine)
+        upgrade_schema(self.engine)  # audit rows of chain version 1 get their version column
+        self.digest_signer = load_signer(settings.database_url, settings.audit_key_file)
         self._sessions = make_session_factory(self.engine)
         # SQLite has one writer anyway; a process lock turns "database is locked" retries into a queue
         # and keeps the audit chain and id counter strictly ordered. PostgreSQL adds row locks.
@@ -51,7 +54,7 @@ class Runtime:
         request_id, event_id = self.ids.uuids(db, 2)
         return append(
             db, draft, event_id=event_id, request_id=draft.request_id or request_id, event_time=at,
-            delay_s=self.settings.audit_delivery_delay,
+            delay_s=self.settings.audit_delivery_delay, signer=self.digest_signer,
         )
 
     def close(self) -> None:

@@ -50,10 +50,10 @@ def id_list(field: str, value: list[str] | str | None) -> list[str] | None:
     if text.startswith("["):
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # '[' * 5000 exhausts json's recursive decoder
             raise invalid_parameter(field, f'{field} must be a JSON array such as ["i-1", "i-2"].') from None
-        if not isinstance(parsed, list):
-            raise invalid_parameter(field, f"{field} must be a JSON array.")
+        if not isinstance(parsed, list) or any(isinstance(v, (list, dict)) for v in parsed):
+            raise invalid_parameter(field, f"{field} must be a JSON array of ids.")
         return [str(v).strip() for v in parsed if str(v).strip()]
     return [part.strip() for part in text.split(",") if part.strip()]
 
