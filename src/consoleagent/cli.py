@@ -290,3 +290,5 @@ app.command("samples")(_samples)
 app.command("tiny-model")(_tiny_model)
 from consoleagent.cli_train import train_app  # noqa: E402
 app.add_typer(train_app, name="train")
+from consoleagent.cli_console import console_app  # noqa: E402
+app.add_typer(console_app, name="console")

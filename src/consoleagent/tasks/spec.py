@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from consoleagent.provisioning.engine import parse_requirements
 from consoleagent.provisioning.types import ProvisioningError, Requirement
@@ -41,10 +41,25 @@ class Discrepancy(BaseModel):
     step: int = Field(ge=1)  # the document step it affects
 
 
+def _template_library(console: str) -> Any:
+    """The Resource META templates a task's ``requires`` plans against: its console backend's."""
+    if console == "stratus":
+        from consoleagent.provisioning.library_stratus import stratus_library
+
+        return stratus_library()
+    from consoleagent.consoles import UnknownConsole, backend_class
+
+    try:
+        return backend_class(console).template_library()
+    except UnknownConsole as exc:
+        raise ValueError(str(exc)) from None
+
+
 class TaskSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
+    console: str = "stratus"  # the console backend it runs on (consoleagent.consoles); its templates plan `requires`
     product: str
     difficulty: Literal["standard", "hard"]
     hard_kinds: list[Literal["precondition", "drifted_path", "long", "async", "impossible"]] = Field(default_factory=list)
@@ -72,12 +87,12 @@ class TaskSpec(BaseModel):
 
     @field_validator("requires")
     @classmethod
-    def _requires(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _requires(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
         from consoleagent.provisioning.engine import ProvisioningEngine
-        from consoleagent.provisioning.library_stratus import stratus_library
 
         try:  # planning checks templates, attributes, types and references without creating anything
-            ProvisioningEngine(stratus_library()).plan(parse_requirements(value, source="requires"))
+            ProvisioningEngine(_template_library(info.data.get("console", "stratus"))).plan(
+                parse_requirements(value, source="requires"))
         except ProvisioningError as exc:
             raise ValueError(str(exc)) from None
         return value

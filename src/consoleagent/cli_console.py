@@ -1,0 +1,106 @@
+"""``consoleagent console``: bring a console backend up or down, and check its own task files.
+
+``console up pgadmin`` starts the console in a fresh scratch folder and leaves it running; its
+state (URLs, ports, PIDs, the scratch folder) goes to a state file, which ``console down`` reads
+to stop exactly those processes and which ``get_backend(name, state=FILE)`` attaches to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+console_app = typer.Typer(help="Console backends: start one (console up), stop it (console down), validate its tasks.",
+                          no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+
+def default_state_file(name: str) -> Path:
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "consoleagent" / f"console-{name}.json"
+
+
+def _backend_class(name: str) -> type:
+    from consoleagent.consoles import UnknownConsole, backend_class
+
+    try:
+        return backend_class(name)
+    except UnknownConsole as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+@console_app.command("list")
+def console_list() -> None:
+    """The console backends this installation has."""
+    from consoleagent.consoles import backend_names
+
+    for name in backend_names():
+        cls = _backend_class(name)
+        out.print(f"{name}  (release {getattr(cls, 'release', '?')})")
+
+
+@console_app.command("up")
+def console_up(
+    name: str = typer.Argument(..., help="The console: pgadmin."),
+    state: Optional[Path] = typer.Option(None, help="Where to write the state file (default: a per-user runtime folder)."),
+    scratch: Optional[Path] = typer.Option(None, help="The scratch folder (default: a fresh temporary one)."),
+) -> None:
+    """Start the console and leave it running; prints its URL and the state file."""
+    cls = _backend_class(name)
+    path = state or default_state_file(name)
+    if path.exists():
+        err.print(f"[red]{path} exists: a {name} console is already up (stop it: consoleagent console down {name})[/red]")
+        raise typer.Exit(2)
+    backend = cls(scratch=scratch)
+    with out.status(f"Starting {name} ..."):
+        backend.start()
+    data = backend.state()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    backend.detach()  # leave it running when this process exits
+    out.print(f"{name} {data.get('release', '')} is up: {data.get('url_with_key', data.get('base_url'))}")
+    out.print(f"state: {path}   (stop it: consoleagent console down {name})")
+
+
+@console_app.command("down")
+def console_down(
+    name: str = typer.Argument(..., help="The console: pgadmin."),
+    state: Optional[Path] = typer.Option(None, help="The state file `console up` wrote."),
+) -> None:
+    """Stop exactly what `console up` started (by the PIDs it recorded) and remove its scratch folder."""
+    cls = _backend_class(name)
+    path = state or default_state_file(name)
+    if not path.exists():
+        err.print(f"[red]no state file {path}: no {name} console is up[/red]")
+        raise typer.Exit(1)
+    backend = cls(state=path)
+    try:
+        backend.start()  # attaches
+    except RuntimeError as exc:
+        err.print(f"[yellow]{exc}; stopping what is left[/yellow]")
+    backend.take_ownership()
+    backend.stop()
+    path.unlink()
+    out.print(f"{name} is down")
+
+
+@console_app.command("validate")
+def console_validate(name: str = typer.Argument(..., help="The console: pgadmin.")) -> None:
+    """Check the console's own task files (schema, documents, release, requirements); exit 1 on any problem."""
+    from consoleagent.consoles.suite import suite_problems
+
+    cls = _backend_class(name)
+    problems, count = suite_problems(cls)
+    for problem in problems:
+        err.print(f"[red]{problem}[/red]")
+    if problems:
+        raise typer.Exit(1)
+    out.print(f"{count} {name} tasks are valid")

@@ -1,0 +1,267 @@
+"""pgAdmin 4 in desktop mode, as a separate process on loopback, with one pre-registered server.
+
+Desktop mode (``SERVER_MODE = False``) has no login: pgAdmin signs every request in as its desktop
+user. To keep other local users out it is started with a desktop key (``PGADMIN_INT_KEY``), which
+the browser presents once (``/?key=...``) and then carries as a cookie; requests without it get
+401. Configuration goes through ``CONFIG_DISTRO_FILE_PATH`` into the scratch folder, so nothing in
+the shared pgAdmin installation is written. The server is registered with ``setup.py
+load-servers`` from a servers.json whose password comes from a pgpass file.
+
+The process is started in its own session and stopped through its PID file: its process group
+(pgAdmin and the utilities it spawns, such as pg_dump for a backup) is signalled, nothing by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import sqlite3
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from consoleagent.consoles.pgadmin.cluster import ClusterInfo, bin_dir, free_port
+from consoleagent.consoles.pgadmin.install import package_dir, venv_python
+
+SERVER_NAME = "PostgreSQL 15"
+SERVER_GROUP = "Servers"
+
+
+class PgAdminError(RuntimeError):
+    """pgAdmin could not be configured, started or reached; the message says which and why."""
+
+
+@dataclass
+class RegisteredServer:
+    """A server as pgAdmin's configuration database holds it."""
+
+    id: int
+    name: str
+    group: str
+    host: str
+    port: int
+    maintenance_db: str
+    username: str
+
+
+class PgAdminServer:
+    """One pgAdmin process whose configuration, data and logs live under ``root``."""
+
+    def __init__(self, root: Path, venv: Path, *, port: int | None = None, host: str = "127.0.0.1",
+                 key: str | None = None) -> None:
+        self.root = Path(root)
+        self.venv = venv
+        self.host = host
+        self.port = port or free_port(host)
+        self.key = key or secrets.token_urlsafe(24)
+
+    # --- layout ---------------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def storage_dir(self) -> Path:
+        """pgAdmin's file storage: where backups are written and files to import or restore are read."""
+        return self.data_dir / "storage"
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "pgadmin4.db"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.root / "pgadmin.pid"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "pgadmin.log"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config_distro.py"
+
+    # --- configuration --------------------------------------------------------------------------
+    def configure(self, cluster: ClusterInfo, *, server_name: str = SERVER_NAME) -> None:
+        """Write pgAdmin's configuration, create its database and register the cluster as one server."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.chmod(0o700)
+        self.storage_dir.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(self._config_text(), encoding="utf-8")
+        pgpass = self.root / "pgpass"
+        pgpass.write_text(f"{cluster.host}:{cluster.port}:*:{cluster.superuser}:{cluster.password}\n", encoding="utf-8")
+        pgpass.chmod(0o600)
+        servers = {"Servers": {"1": {"Name": server_name, "Group": SERVER_GROUP, "Host": cluster.host,
+                                     "Port": cluster.port, "MaintenanceDB": "postgres", "Username": cluster.superuser,
+                                     "PassFile": str(pgpass), "SSLMode": "disable"}}}
+        servers_file = self.root / "servers.json"
+        servers_file.write_text(json.dumps(servers, indent=2), encoding="utf-8")
+        self._setup("setup-db")
+        self._setup("load-servers", str(servers_file))
+        registered = self.servers()
+        if not any(s.name == server_name for s in registered):
+            raise PgAdminError(f"setup.py load-servers did not register {server_name!r} in {self.sqlite_path} "
+                               f"(registered: {[s.name for s in registered]}):\n{_tail(self.log_path)}")
+
+    def _config_text(self) -> str:
+        settings: dict[str, Any] = {
+            "SERVER_MODE": False,
+            "DATA_DIR": str(self.data_dir),
+            "LOG_FILE": str(self.root / "pgadmin4.log"),
+            "SQLITE_PATH": str(self.sqlite_path),
+            "SESSION_DB_PATH": str(self.data_dir / "sessions"),
+            "STORAGE_DIR": str(self.storage_dir),
+            "MASTER_PASSWORD_REQUIRED": False,
+            "UPGRADE_CHECK_ENABLED": False,
+            "DEFAULT_SERVER": self.host,
+            "DEFAULT_SERVER_PORT": self.port,
+            "DEFAULT_BINARY_PATHS": {"pg": str(bin_dir()), "pg-15": str(bin_dir())},
+            "HELP_PATH": "../../docs/en_US/_build/html/",
+            "MINIFY_HTML": False,
+            "CONSOLE_LOG_LEVEL": 40,
+            "FILE_LOG_LEVEL": 30,
+        }
+        lines = ["# Written by consoleagent for one pgAdmin instance; see consoles/pgadmin/server.py"]
+        lines += [f"{name} = {value!r}" for name, value in settings.items()]
+        return "\n".join(lines) + "\n"
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PGADMIN_", "PYTHON", "VIRTUAL_ENV"))}
+        env.update(CONFIG_DISTRO_FILE_PATH=str(self.config_path), PGADMIN_SERVER_MODE="OFF",
+                   PGADMIN_INT_PORT=str(self.port), PGADMIN_INT_KEY=self.key)
+        return env
+
+    def _setup(self, *args: str) -> None:
+        argv = [str(venv_python(self.venv)), str(package_dir(self.venv) / "setup.py"), *args]
+        with self.log_path.open("a", encoding="utf-8") as log:
+            done = subprocess.run(argv, env=self.environment(), cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
+                                  timeout=300)
+        if done.returncode != 0:
+            raise PgAdminError(f"pgAdmin setup.py {args[0]} failed (exit {done.returncode}):\n{_tail(self.log_path)}")
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> int:
+        """Start pgAdmin in its own session; returns its PID (also written to the PID file)."""
+        if self.running():
+            raise PgAdminError(f"pgAdmin of {self.root} is already running (pid {self.pid()})")
+        argv = [str(venv_python(self.venv)), str(package_dir(self.venv) / "pgAdmin4.py")]
+        with self.log_path.open("a", encoding="utf-8") as log:
+            process = subprocess.Popen(argv, env=self.environment(), cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+        self.pid_file.write_text(f"{process.pid}\n", encoding="utf-8")
+        return process.pid
+
+    def pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+
+    def running(self) -> bool:
+        pid = self.pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return _is_alive(pid)
+
+    def stop(self, timeout_s: float = 15) -> None:
+        """Stop the process group the PID file names: SIGTERM, then SIGKILL after ``timeout_s``."""
+        pid = self.pid()
+        if pid is None:
+            return
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(pid, sig)  # started with start_new_session: its group id is its pid
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and _group_alive(pid):
+                time.sleep(0.1)
+            if not _group_alive(pid):
+                break
+        _reap(pid)
+        self.pid_file.unlink(missing_ok=True)
+
+    def wait_http(self, timeout_s: float = 120) -> None:
+        """Wait until pgAdmin answers its ping with the desktop key (the page itself needs the browser)."""
+        deadline = time.monotonic() + timeout_s
+        last = "no answer"
+        while time.monotonic() < deadline:
+            if not self.running():
+                raise PgAdminError(f"pgAdmin exited while starting; see {self.log_path}:\n{_tail(self.log_path)}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/misc/ping?key={self.key}", timeout=5) as response:
+                    if response.status == 200:
+                        return
+                    last = f"HTTP {response.status}"
+            except (urllib.error.URLError, OSError) as exc:
+                last = str(exc)
+            time.sleep(0.3)
+        raise PgAdminError(f"pgAdmin at {self.base_url} did not answer within {timeout_s:.0f} s ({last}); "
+                           f"see {self.log_path}")
+
+    # --- its configuration database -------------------------------------------------------------
+    def servers(self) -> list[RegisteredServer]:
+        """The registered servers with their groups (read straight from pgAdmin's SQLite database)."""
+        if not self.sqlite_path.exists():
+            return []
+        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
+            rows = db.execute("SELECT s.id, s.name, g.name, s.host, s.port, s.maintenance_db, s.username "
+                              "FROM server s JOIN servergroup g ON g.id = s.servergroup_id ORDER BY s.id").fetchall()
+        return [RegisteredServer(*row) for row in rows]
+
+    def server_groups(self) -> list[str]:
+        if not self.sqlite_path.exists():
+            return []
+        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
+            return [row[0] for row in db.execute("SELECT name FROM servergroup ORDER BY id")]
+
+
+def _is_alive(pid: int) -> bool:
+    """False for a zombie (exited, not yet reaped) as well as for a missing process."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _group_alive(pgid: int) -> bool:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status when pgAdmin is our own child (otherwise it stays a zombie until we exit)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
