@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from consoleagent.documents import load_document, load_procedure
+from consoleagent.policies.docfollower import instructions_from
 from consoleagent.suite import DOCUMENTS_ROOT
 
 STYLES = Path(__file__).parent / "fixtures" / "docs" / "styles"
@@ -84,6 +85,11 @@ def test_tutorial_in_prose_with_quoted_and_italic_labels_and_a_settings_list() -
     assert _inputs(fill) == [("VPC", "instruction", "the VPC you created for this tutorial"),
                              ("Zone", "instruction", "any zone"), ("vSwitch name", "literal", "tutorial-vsw"),
                              ("IPv4 CIDR block", "literal", "192.168.10.0/24")]
+    # marked values of the settings list are values to type, and the doc follower reads them from the step text
+    assert [pair for sub in fill.substeps for pair in sub.fields] == [("vSwitch name", "tutorial-vsw"),
+                                                                      ("IPv4 CIDR block", "192.168.10.0/24")]
+    assert [(i.kind, i.target, i.value) for i in instructions_from(fill.full_text())] == [
+        ("fill", "vSwitch name", "tutorial-vsw"), ("fill", "IPv4 CIDR block", "192.168.10.0/24")]
     assert done.ui_labels == ["OK", "Available"]  # *OK* and *Available*: italics read as labels
     assert done.expected == ["After a few seconds the status of the new vSwitch changes to **Available**."]
 

@@ -147,10 +147,11 @@ def annotate(step: Step) -> None:
     inputs = sentence_inputs(step.text, step.line, step.source)
     for table in step.tables:
         inputs += [_sourced(spec, step.source) for spec in table.parameters()]
-    labelled = labelled_value(step.text, step.line, step.source)
-    if labelled is not None:
-        inputs.append(labelled)
     named = {spec.label.casefold() for spec in inputs}
+    labelled = labelled_value(step.text, step.line, step.source)
+    if labelled is not None and labelled.label.casefold() not in named:
+        inputs.append(labelled)
+        named.add(labelled.label.casefold())
     for sentence in sentences(step.text):
         spec = described_field(sentence, step.line, step.source)
         if spec is not None and spec.control and spec.label.casefold() not in named:
@@ -158,7 +159,8 @@ def annotate(step: Step) -> None:
             inputs.append(spec)
     step.inputs = inputs
     step.fields = sentence_fields(step.text) + [pair for table in step.tables for pair in table.fields()]
-    if labelled is not None and labelled.value is not None and labelled.value.typed:
+    if labelled is not None and labelled.value is not None and labelled.value.typed \
+            and all(f.casefold() != labelled.label.casefold() for f, _ in step.fields):
         step.fields.append((labelled.label, labelled.value.text))
 
 

@@ -24,6 +24,9 @@ FIELD_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                         r"\s+to\s+\*\*(?P<value>[^*]+)\*\*", re.I)),
     ("select", re.compile(r"\b(?:select|choose)\s+\*\*(?P<value>[^*]+)\*\*\s+from\s+the\s+\*\*(?P<field>[^*]+)\*\*"
                           r"(?:\s+(?:drop-down list|drop-down menu|list|menu|field))?", re.I)),
+    # a settings list or an rST field list: "**vSwitch name**: `web-vsw`" (a marked value only: "any zone" is no value)
+    ("fill", re.compile(r"^\s*\*\*(?P<field>[^*]+)\*\*\s*[:：]\s*`(?P<value>[^`]+)`\s*\.?\s*$")),
+    ("fill", re.compile(r"^\s*\*\*(?P<field>[^*]+)\*\*\s*[:：]\s*\*\*(?P<value>[^*]+)\*\*\s*\.?\s*$")),
 ]
 
 CONTROLS = (r"drop-down list ?box|drop-down listbox|drop-down list|drop-down menu|drop-down|listbox|list box|list|"

@@ -10,24 +10,14 @@ from __future__ import annotations
 
 import re
 
-from consoleagent.documents.builder import expected_results
-from consoleagent.documents.cells import value_column
-from consoleagent.documents.fields import FIELD_PATTERNS, sentence_fields
+from consoleagent.documents.fields import FIELD_PATTERNS
 from consoleagent.documents.labels import bold_labels, navigation_paths, strip_markup
 from consoleagent.documents.loader import load_document, load_procedure, parse_document, parse_procedure
-from consoleagent.documents.markdown import read_front_matter
-from consoleagent.documents.model import Document, FieldSpec, Procedure, ProcedureError, Step, Table, Value, slug
+from consoleagent.documents.model import Document, FieldSpec, Procedure, ProcedureError, Step, Table, Value
 
 __all__ = ["FIELD_PATTERNS", "Document", "FieldSpec", "Procedure", "ProcedureError", "Step", "Table", "Value",
-           "bold_labels", "cell_value", "expected_results", "load_document", "load_procedure", "navigation_paths",
-           "parse_document", "parse_pipe_table", "parse_procedure", "read_front_matter", "sentence_fields", "slug",
-           "split_row", "strip_markup", "value_column"]
-
-
-def cell_value(cell: str) -> str:
-    """The value in a table cell: its bold or code span if it has one, else the whole cell."""
-    match = re.search(r"\*\*(.+?)\*\*", cell) or re.search(r"`([^`]+)`", cell)
-    return (match.group(1) if match else strip_markup(cell)).strip()
+           "bold_labels", "load_document", "load_procedure", "navigation_paths", "parse_document", "parse_pipe_table",
+           "parse_procedure", "split_row", "strip_markup"]
 
 
 def parse_pipe_table(lines: list[str]) -> Table | None:
