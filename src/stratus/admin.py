@@ -53,7 +53,7 @@ async def require_admin(request: Request) -> Runtime:
     """The bearer token check. Async on purpose: the caller it records reaches the endpoint's thread."""
     runtime: Runtime = request.app.state.runtime
     header = request.headers.get("authorization", "")
-    expected = f"Bearer {runtime.settings.admin_token}"
+    expected = f"Bearer {runtime.admin_token}"
     source_ip = request.client.host if request.client else ""
     user_agent = request.headers.get("user-agent", "")
     if not hmac.compare_digest(header.encode(), expected.encode()):

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stratus.config import Settings
+from stratus.core.clock import format_time
 
 app = typer.Typer(help="stratus: a self-hosted sandbox cloud with a console, a JSON API and an audit trail.",
                   no_args_is_help=True, add_completion=False)
@@ -39,10 +40,38 @@ def settings_from(**flags: Any) -> Settings:
         raise typer.Exit(2) from None
 
 
-def open_runtime(**flags: Any):  # noqa: ANN201
+def open_runtime(create: bool = False, **flags: Any):  # noqa: ANN201
+    """A runtime on the configured database; unless ``create``, a SQLite file must already exist
+    (a mistyped ``--database`` or a command run in the wrong folder must not leave a new file behind)."""
     from stratus.runtime import Runtime
 
-    return Runtime(settings_from(**flags))
+    settings = settings_from(**flags)
+    if not create:
+        _require_database(settings.database_url)
+    return Runtime(settings)
+
+
+def _require_database(url: str) -> None:
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return  # PostgreSQL databases are created by their operator; memory is always new
+    if not Path(parsed.database).is_file():
+        err.print(f"[red]No stratus database at {parsed.database}[/red] (give --database or set STRATUS_DATABASE_URL; "
+                  "`stratus serve`, `seed` and `create-account` create one).")
+        raise typer.Exit(1)
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
 
 
 def _admin_call(fn: Any, *args: Any) -> Any:
@@ -67,15 +96,22 @@ def serve(
     audit_delay: Optional[float] = typer.Option(None, help="Seconds before audit records become visible."),
     admin_token: Optional[str] = typer.Option(None, help="Bearer token of the admin API (env STRATUS_ADMIN_TOKEN)."),
     demo: bool = typer.Option(False, help="Create the demo account and its resources if they do not exist yet."),
+    secure_cookies: Optional[bool] = typer.Option(None, "--secure-cookies", help="Mark console cookies Secure "
+                                                  "(serve behind HTTPS; env STRATUS_COOKIE_SECURE)."),
 ) -> None:
     """Start the server: console at /console, API at /api, admin API at /admin."""
-    import uvicorn
-
-    from stratus.app import create_app
     from stratus.runtime import Runtime
+    from stratus.server import serve_forever
 
-    runtime = Runtime(settings_from(database=database, seed=seed, clock=clock, time_scale=time_scale, release=release,
-                                    popup_rate=popup_rate, audit_delay=audit_delay, admin_token=admin_token))
+    settings = settings_from(database=database, seed=seed, clock=clock, time_scale=time_scale, release=release,
+                             popup_rate=popup_rate, audit_delay=audit_delay, admin_token=admin_token,
+                             cookie_secure=secure_cookies)
+    if settings.admin_token is None and not _is_loopback(host):
+        err.print(f"[red]Refusing to listen on {host} without a configured admin token[/red]: the admin API "
+                  "controls every account. Set STRATUS_ADMIN_TOKEN (16 characters or more) or --admin-token, "
+                  "or listen on 127.0.0.1.")
+        raise typer.Exit(2)
+    runtime = Runtime(settings)
     url = f"http://{host}:{port}"
     if demo:
         from stratus.seed import DEMO_ALIAS, DEMO_PASSWORD, seed_demo
@@ -88,8 +124,48 @@ def serve(
         out.print(f"[bold]Sign in:[/bold] root@{DEMO_ALIAS}   [bold]Password:[/bold] {DEMO_PASSWORD}")
     else:
         out.print(f"[bold]Console:[/bold] {url}/console   [bold]API:[/bold] {url}/api/{{product}}/{{Action}}   [bold]Docs:[/bold] {url}/docs")
-    out.print(f"Release {runtime.settings.release}, database {runtime.settings.database_url}, clock {runtime.settings.clock} x{runtime.settings.time_scale}")
-    uvicorn.run(create_app(runtime=runtime), host=host, port=port, log_level="warning")
+    out.print(f"Release {runtime.settings.release}, database {runtime.settings.database_url}, clock {runtime.settings.clock} "
+              f"x{runtime.settings.time_scale} at {format_time(runtime.clock.now())}"
+              + (" (resumed from the stored time)" if _resumed(runtime) else ""))
+    _print_admin_token(runtime)
+    serve_forever(runtime, host, port)  # closes the runtime on the way out: the clock's time is stored
+
+
+def _resumed(runtime: Any) -> bool:
+    """Whether virtual time starts from the stored mark rather than the wall clock or --start-time."""
+    from datetime import datetime, timezone
+
+    from stratus.core.clock import parse_time
+
+    floor = parse_time(runtime.settings.start_time) if runtime.settings.clock == "manual" else datetime.now(timezone.utc)
+    return runtime.clock_mark is not None and runtime.clock_mark > floor
+
+
+def _print_admin_token(runtime: Any) -> None:
+    """A generated token is shown once, when it is made; later starts say where it is kept."""
+    origin = runtime.admin_token_origin
+    if origin == "generated":
+        out.print(f"[bold]Admin token[/bold] (generated; shown this once, stored with the database): {runtime.admin_token}",
+                  soft_wrap=True)
+    elif origin == "stored":
+        out.print("[bold]Admin token:[/bold] the one generated on first start (`stratus admin-token` prints it).")
+    else:
+        out.print("[bold]Admin token:[/bold] as configured.")
+
+
+@app.command("admin-token")
+def admin_token_command(database: Optional[str] = DatabaseOpt) -> None:
+    """Print the admin token generated on the database's first start (only whoever can read the database can)."""
+    from stratus.core.server_state import ADMIN_TOKEN, ServerState
+
+    runtime = open_runtime(database=database)
+    with runtime.session() as db:
+        stored = db.get(ServerState, ADMIN_TOKEN)
+    if stored is None or not stored.text:
+        err.print("[red]No admin token stored yet[/red]: `stratus serve` generates one on its first start "
+                  "unless STRATUS_ADMIN_TOKEN is set.")
+        raise typer.Exit(1)
+    out.print(stored.text, soft_wrap=True)
 
 
 def _alias_exists(runtime: Any, alias: str) -> bool:
@@ -108,7 +184,7 @@ def seed_command(database: Optional[str] = DatabaseOpt, seed: Optional[int] = Se
     """Create a demo account with a VPC, vSwitches, a security group, a running instance and an EIP."""
     from stratus.seed import SeedError, seed_demo
 
-    runtime = open_runtime(database=database, seed=seed, time_scale=1000.0)
+    runtime = open_runtime(create=True, database=database, seed=seed, time_scale=1000.0)
     if _alias_exists(runtime, alias):
         err.print(f"[red]An account with alias {alias!r} already exists in {runtime.settings.database_url}.[/red]")
         raise typer.Exit(1)
@@ -127,7 +203,7 @@ def create_account(alias: str, database: Optional[str] = DatabaseOpt, password: 
     """Create an empty account and print its console login and access keys."""
     from stratus import admin
 
-    runtime = open_runtime(database=database)
+    runtime = open_runtime(create=True, database=database)
     body = admin.NewAccount(alias=alias, password=password, balance_cents=int(balance * 100), release=release)
     out.print_json(json.dumps(_admin_call(admin.create_account, body, runtime)))
 

@@ -34,7 +34,11 @@ class Settings(BaseSettings):
     audit_delivery_delay: float = Field(
         0.0, ge=0, description="Virtual seconds before an audit record becomes visible to LookupEvents."
     )
-    admin_token: str = Field("stratus-admin", min_length=8, description="Bearer token of the admin API.")
+    admin_token: str | None = Field(
+        None, min_length=16,
+        description="Bearer token of the admin API. Unset: a random token is generated on first start and stored "
+                    "with the database (`stratus serve` prints it once).",
+    )
     cookie_secure: bool = Field(False, description="Mark session cookies Secure (behind HTTPS).")
     audit_key_file: str | None = Field(
         None, description="Key file of the audit trail's signed digests (default: beside a SQLite database, "

@@ -23,6 +23,26 @@ class _ThreadedServer(uvicorn.Server):
         pass
 
 
+class _ClosingServer(uvicorn.Server):
+    """Closes the runtime once connections are drained: uvicorn re-raises SIGTERM/SIGINT after
+    ``serve()`` returns, so code after ``run()`` would never get to store the clock's time."""
+
+    def __init__(self, config: uvicorn.Config, runtime: Runtime) -> None:
+        super().__init__(config)
+        self.runtime = runtime
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().shutdown(sockets=sockets)
+        finally:
+            self.runtime.close()
+
+
+def serve_forever(runtime: Runtime, host: str, port: int) -> None:
+    """``stratus serve``: Uvicorn in the foreground until a signal, then a clean close of the runtime."""
+    _ClosingServer(uvicorn.Config(create_app(runtime=runtime), host=host, port=port, log_level="warning"), runtime).run()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))

@@ -22,7 +22,8 @@ class StratusAdapter:
                  time_scale: float = 10.0, database_url: str | None = None, seed: int = 0,
                  balance_cents: int = 100_000) -> None:
         self._url = url.rstrip("/") if url else None
-        self._admin_token = admin_token or ("consoleagent-" + secrets.token_hex(8) if url is None else None)
+        self._given_token = admin_token
+        self._admin_token = admin_token  # for an in-process stratus without one: the token it generated
         self.release = release
         self.time_scale = time_scale
         self.database_url = database_url
@@ -42,7 +43,8 @@ class StratusAdapter:
 
     @property
     def admin_token(self) -> str | None:
-        """The admin token (generated for an in-process stratus); the account pool creates accounts with it."""
+        """The admin token (for an in-process stratus, read from its runtime once started); the account
+        pool creates accounts with it."""
         return self._admin_token
 
     @property
@@ -59,10 +61,11 @@ class StratusAdapter:
             if database is None:  # a throw-away database, removed again by stop()
                 self._scratch = Path(tempfile.mkdtemp(prefix="consoleagent-stratus-"))
                 database = f"sqlite:///{self._scratch / 'stratus.db'}"
-            settings = Settings(database_url=database, admin_token=self._admin_token, time_scale=self.time_scale,
+            settings = Settings(database_url=database, admin_token=self._given_token, time_scale=self.time_scale,
                                 seed=self.seed, **({"release": self.release} if self.release else {}))
             self._handle = start_in_thread(settings)
             self._url = self._handle.url
+            self._admin_token = self._handle.runtime.admin_token  # generated (and stored) when none was given
         if self._admin is None and self._admin_token:
             from stratus.sdk import AdminClient
 
@@ -76,6 +79,7 @@ class StratusAdapter:
             self._handle.stop()
             self._handle = None
             self._url = None
+            self._admin_token = self._given_token
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None

@@ -1,7 +1,8 @@
 """Injectable clocks.
 
 Every timestamp stratus stores comes from a clock object, never from ``datetime.now()``, so tests
-run with a manual clock (deterministic) and training runs with a scaled clock (fast waits).
+run with a manual clock (deterministic) and training runs with a scaled clock (fast waits). Where a
+clock starts is the runtime's business: it resumes from the time stored with the database.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Protocol
+from typing import Callable, Protocol
 
 
 def parse_time(text: str) -> datetime:
@@ -29,12 +30,16 @@ class Clock(Protocol):
 
 
 class ScaledClock:
-    """Wall-clock time, optionally running faster: virtual = start + scale * real elapsed."""
+    """Wall-clock time, optionally running faster: virtual = start + scale * real elapsed.
 
-    def __init__(self, scale: float = 1.0) -> None:
+    ``start`` (default: the wall clock now) lets a restarted server continue from the virtual time it
+    had reached instead of falling back to the wall clock (``stratus.runtime`` passes the stored mark).
+    """
+
+    def __init__(self, scale: float = 1.0, start: datetime | None = None) -> None:
         self.scale = scale
         self._origin_real = time.monotonic()
-        self._origin_virtual = datetime.now(timezone.utc)
+        self._origin_virtual = start or datetime.now(timezone.utc)
 
     def now(self) -> datetime:
         elapsed = (time.monotonic() - self._origin_real) * self.scale
@@ -44,9 +49,12 @@ class ScaledClock:
 class ManualClock:
     """A clock that moves only when ``advance`` is called: the basis of deterministic tests."""
 
-    def __init__(self, start: datetime | str = "2026-01-05T08:00:00Z") -> None:
+    def __init__(self, start: datetime | str = "2026-01-05T08:00:00Z",
+                 on_advance: Callable[[datetime], None] | None = None) -> None:
         self._now = parse_time(start) if isinstance(start, str) else start
         self._lock = threading.Lock()
+        # Told the new time after each advance: a server persists it, since an advance commits nothing else.
+        self.on_advance = on_advance
 
     def now(self) -> datetime:
         with self._lock:
@@ -57,4 +65,7 @@ class ManualClock:
             raise ValueError("a clock cannot go backwards")
         with self._lock:
             self._now += timedelta(seconds=seconds)
-            return self._now
+            now = self._now
+        if self.on_advance is not None:
+            self.on_advance(now)
+        return now
