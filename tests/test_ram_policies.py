@@ -120,6 +120,19 @@ def test_resource_scoped_allow(cloud: Cloud, tenant: Tenant) -> None:
     denied(user, "vpc", "ModifyVpcAttribute", VpcId=other, Description="not mine")
 
 
+def test_ram_resources_are_users_and_policies(cloud: Cloud, tenant: Tenant) -> None:
+    tenant.sdk.call("ram", "CreatePolicy", PolicyName="SeeAlice", PolicyDocument=policy(
+        {"Effect": "Allow", "Action": "ram:ListPoliciesForUser", "Resource": "acs:ram:*:*:user/alice"}))
+    helpdesk = ram_user(cloud, tenant, "helpdesk")
+    for name in ("alice", "bob"):
+        cloud.admin.create_user(tenant.account_id, name, password=PASSWORD)
+    tenant.sdk.call("ram", "AttachPolicyToUser", PolicyType="Custom", PolicyName="SeeAlice", UserName="helpdesk")
+    assert helpdesk.call("ram", "ListPoliciesForUser", UserName="alice")["Policies"] == []
+    message = denied(helpdesk, "ram", "ListPoliciesForUser", UserName="bob")
+    assert f"acs:ram::{tenant.account_id}:user/bob" in message
+    assert f"acs:ram::{tenant.account_id}:*" in denied(helpdesk, "ram", "ListPolicies")
+
+
 def test_conditions_on_region_and_source_ip(cloud: Cloud, tenant: Tenant) -> None:
     tenant.sdk.call("ram", "CreatePolicy", PolicyName="HangzhouFromOffice", PolicyDocument=policy(
         {"Effect": "Allow", "Action": "vpc:Describe*", "Resource": "*",

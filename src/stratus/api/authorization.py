@@ -8,8 +8,9 @@ console's own page reads alike, and a denial is audited like any other failed ca
 
 What a call acts on is named by ARNs ``acs:<product>:<region>:<account>:<type>/<id>``, one per
 resource id in its parameters (``VpcId``, ``InstanceIds``...); a call that names no resource
-(creates, lists) acts on ``acs:<product>:<region>:<account>:*``. RAM's own users and policies are
-``acs:ram::<account>:user/<name>`` and ``acs:ram::<account>:policy/<name>``.
+(creates, lists) acts on ``acs:<product>:<region>:<account>:*``. RAM is global: its users and
+policies are ``acs:ram::<account>:user/<name>`` and ``acs:ram::<account>:policy/<name>``, and a RAM
+call naming neither acts on ``acs:ram::<account>:*``.
 """
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ def request_resources(product: str, region: str, account_id: str, params: dict[s
     distinct = tuple(dict.fromkeys(arns))
     if len(distinct) > MAX_RESOURCES:
         raise ApiError("Forbidden.RAM", f"A call of a RAM user may name at most {MAX_RESOURCES} resources.", 403)
-    return distinct or (f"acs:{product}:{region}:{account_id}:*",)
+    if distinct:
+        return distinct
+    return (f"acs:ram::{account_id}:*",) if product == "ram" else (f"acs:{product}:{region}:{account_id}:*",)
 
 
 # --- the check ----------------------------------------------------------------------------
