@@ -245,3 +245,43 @@ def test_bound_never_overflows_and_keeps_values_json_clean() -> None:
     assert value["s"] == "\ufffdok\U0001F600" and value["nan"] == "NaN" and value["Password"] == "******"
     assert clean_text("a\udfffb") == "a\ufffdb"
     assert isinstance(value["big"], str) and len(value["wide"]["k0"]) < MAX_STRING
+
+
+PG_URL = os.environ.get("STRATUS_TEST_POSTGRES_URL")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason="STRATUS_TEST_POSTGRES_URL is not set")
+def test_hostile_bodies_on_postgres(tmp_path: Path) -> None:
+    """PostgreSQL refuses what SQLite stores (NUL characters, over-long VARCHARs): the same attacks there."""
+    from sqlalchemy import create_engine
+
+    from stratus.audit.verify import verify_trail
+    from stratus.core.db import Base
+    from tests.conftest import make_cloud
+
+    engine = create_engine(PG_URL)
+    Base.metadata.drop_all(engine)
+    engine.dispose()
+    cloud = make_cloud(database_url=PG_URL, audit_key_file=str(tmp_path / "pg.audit-key"))
+    try:
+        client = cloud.tenant("pghard").sdk
+        cases = [(p, a, b) for _, p, a, b, _ in HOSTILE] + [
+            ("ecs", "X" * 5000, b"{}"), ("ecs", "Nul%00Action", b"{}"), ("nul%00product", "Describe", b"{}"),
+            ("resourcecenter", "SearchResources", json.dumps({"Keyword": "a\u0000b", "Tag\u0000": 1}).encode()),
+        ]
+        for product, action, body in cases:
+            status, answer = raw_call(client, product, action, body)
+            assert 400 <= status < 500, (product[:20], action[:20], status, answer)
+        from stratus.audit.trail import EventDraft
+
+        draft = EventDraft(event_name="Nul\x00" + "N" * 100, event_type="ApiCall", event_rw="Read", service_name="s\x00" * 40,
+                           region="cn-hangzhou", user_identity={"accountId": "1", "userName": "\x00" * 100},
+                           actor="sdk\x00" * 10, error_code="E\x00" * 50, request_parameters={"k\x00": "v\x00"})
+        with cloud.runtime.write_lock, cloud.runtime.session() as db:  # what a console page or the SDK could pass
+            cloud.runtime.audit(db, draft, cloud.clock.now())
+            db.commit()
+        with cloud.runtime.session() as db:
+            assert verify_trail(db, cloud.runtime.digest_signer).ok
+    finally:
+        cloud.runtime.close()

@@ -310,9 +310,10 @@ def verify_trail(
         report = verify(db, runtime.digest_signer, exported)
     if report.ok:
         checked = f", {report.exported_digests_checked} exported digest files match" if exported else ""
-        out.print(f"[green]OK[/green]: {report.records} records, hash chain intact; {report.digests} signed digests "
-                  f"anchor records 1-{report.anchored_records} ({report.unanchored_records} newer records not yet "
-                  f"anchored){checked}.")
+        anchored = (f"{report.digests} signed digests anchor records 1-{report.anchored_records}" if report.digests
+                    else "no signed digest yet")
+        out.print(f"[green]OK[/green]: {report.records} records, hash chain intact; {anchored} "
+                  f"({report.unanchored_records} newer records not yet anchored){checked}.")
         return
     where = f"record {report.first_bad_seq}: " if report.first_bad_seq is not None else ""
     err.print(f"TAMPERED: {where}{report.problem} ({report.records} records read).", markup=False, style="red")
