@@ -79,7 +79,8 @@ def _admin_call(fn: Any, *args: Any) -> Any:
         return fn(*args)
     except HTTPException as exc:
         detail = exc.detail if isinstance(exc.detail, dict) else {"Code": "Error", "Message": str(exc.detail)}
-        err.print(f"[red]{detail.get('Code')}[/red]: {detail.get('Message')}")
+        # markup=False: messages quote tenant-chosen values (an alias, a name) that may contain "[/]"
+        err.print(f"{detail.get('Code')}: {detail.get('Message')}", markup=False, style="red")
         raise typer.Exit(1) from None
 
 
