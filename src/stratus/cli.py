@@ -95,7 +95,9 @@ def serve(
     release: Optional[str] = typer.Option(None, help="Console release served by default (accounts may override)."),
     popup_rate: Optional[float] = typer.Option(None, help="Probability (0-1) of an announcement pop-up per page."),
     audit_delay: Optional[float] = typer.Option(None, help="Seconds before audit records become visible."),
-    admin_token: Optional[str] = typer.Option(None, help="Bearer token of the admin API (env STRATUS_ADMIN_TOKEN)."),
+    admin_token: Optional[str] = typer.Option(None, help="Bearer token of the admin API, 16+ characters (env "
+                                              "STRATUS_ADMIN_TOKEN). Unset: generated on the first start, printed once "
+                                              "and stored with the database; needed to listen beyond loopback."),
     demo: bool = typer.Option(False, help="Create the demo account and its resources if they do not exist yet."),
     secure_cookies: Optional[bool] = typer.Option(None, "--secure-cookies", help="Mark console cookies Secure "
                                                   "(serve behind HTTPS; env STRATUS_COOKIE_SECURE)."),
