@@ -19,7 +19,8 @@ NAV_PATH = re.compile(r"\*\*[^*]+\*\*(?:\s*(?:>|→|-->|&gt;)\s*\*\*[^*]+\*\*)+"
 PATH_SEPARATOR = re.compile(r"\s*(?:-->|->|→|›|»|>)\s*")
 # "Log on to the ECS console", "Open the VPC console", "go to the Elastic Compute Service console".
 CONSOLE = re.compile(r"\b(?i:log (?:on|in)(?: to)?|sign in to|open|go to|navigate to|access)\s+the\s+"
-                     r"(?:\*\*)?(?P<name>[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*){0,4})(?:\*\*)?\s+(?:management\s+)?console\b")
+                     r"(?:\*\*)?(?P<name>[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*){0,4})(?:\s+\((?P<short>[A-Z][\w&-]*)\))?(?:\*\*)?"
+                     r"\s+(?:management\s+)?console\b")
 
 # Emphasis that stresses a word rather than naming a control.
 _STRESS = {"not", "only", "must", "never", "always", "all", "any", "each", "every", "before", "after", "and", "or",
@@ -27,6 +28,8 @@ _STRESS = {"not", "only", "must", "never", "always", "all", "any", "each", "ever
            "one", "new", "same", "no longer", "at least", "at most", "more", "less", "very", "do", "does", "is", "are"}
 _NOTE_WORD = re.compile(r"^(?:note|notes|warning|tip|important|caution|danger|attention)\s*:$", re.I)
 MAX_LABEL_WORDS = 8
+MAX_PATH_PART_WORDS = 5
+_PROSE_WORD = re.compile(r"\b(?:is|are|was|were|when|if|than|then|because|means)\b", re.I)
 MAX_LABEL_CHARS = 80
 
 # Quoted text right after a UI verb, or right before a control noun, is a label: click "OK", the "Name" field.
@@ -54,9 +57,10 @@ def navigation_paths(text: str) -> list[list[str]]:
 
 
 def console_named(text: str) -> str | None:
-    """The product console a sentence starts in ("Log on to the **ECS** console" → "ECS")."""
+    """The product console a sentence starts in ("Log on to the **ECS** console" → "ECS"; "the Elastic Compute
+    Service (ECS) console" → "ECS")."""
     match = CONSOLE.search(text)
-    return match.group("name").strip() if match else None
+    return (match.group("short") or match.group("name")).strip() if match else None
 
 
 def is_label_like(text: str) -> bool:
@@ -82,6 +86,8 @@ def menu_path(text: str) -> list[str] | None:
     parts = [p.strip() for p in PATH_SEPARATOR.split(text)]
     if len(parts) < 2 or not all(parts) or not all(is_label_like(p) for p in parts):
         return None
+    if any(len(p.split()) > MAX_PATH_PART_WORDS or _PROSE_WORD.search(p) for p in parts):
+        return None  # "a > b when a is larger": a comparison in prose, not a menu
     return parts
 
 

@@ -1,0 +1,44 @@
+"""How UI labels, menu paths and consoles are recognised in step text, whatever the writer's habit."""
+
+from __future__ import annotations
+
+import pytest
+
+from consoleagent.documents.labels import code_or_path, console_named, is_label_like, mark_quoted_labels, menu_path
+
+
+@pytest.mark.parametrize(("sentence", "console"), [
+    ("Log on to the ECS console.", "ECS"),
+    ("Log on to the Elastic Compute Service (ECS) console.", "ECS"),
+    ("First, log on to the VPC console and open the vSwitches page.", "VPC"),
+    ("Sign in to the Virtual Private Cloud console", "Virtual Private Cloud"),
+    ("Open the **VPC** console.", "VPC"),
+    ("Log in to the console.", None),
+    ("The console shows the instance.", None),
+])
+def test_the_console_a_step_starts_in(sentence: str, console: str | None) -> None:
+    assert console_named(sentence) == console
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("Name", True), ("Connect now?", True), ("Create - Server", True), ("Instances & Images", True),
+    ("not", False), ("only", False), ("This is a whole sentence that explains a lot of things.", False),
+    ("Note:", False), ("", False),
+])
+def test_emphasis_that_reads_as_a_label(text: str, label: bool) -> None:
+    assert is_label_like(text) is label
+
+
+def test_menu_paths_in_one_span() -> None:
+    assert menu_path("Object > Create > Database") == ["Object", "Create", "Database"]
+    assert menu_path("Tools --> Query Tool") == ["Tools", "Query Tool"]
+    assert menu_path("a > b is true when a is larger") is None  # prose, not a path
+    assert code_or_path("Object > Create > Database") == "**Object** > **Create** > **Database**"
+    assert code_or_path("0.0.0.0/0") == "`0.0.0.0/0`"
+
+
+def test_quoted_labels_after_a_verb_or_before_a_control_noun() -> None:
+    assert mark_quoted_labels('Click "Create VPC", then fill in the \'Name\' field.') == \
+        "Click **Create VPC**, then fill in the **Name** field."
+    message = 'The message "The EIP is allocated." appears.'
+    assert mark_quoted_labels(message) == message  # a quoted message is not a label
