@@ -1,5 +1,7 @@
 """Observation speed and coverage on real stratus console pages: our Set-of-Mark marking against
-Playwright's aria_snapshot and BrowserGym's observation extraction, in one run.
+Playwright's aria_snapshot and BrowserGym's observation extraction, in one run; then our marking
+alone on the widget fixture pages of the tests (React-library patterns: trees, grids, portaled
+dialogs, searchable selects, dock tabs).
 
     python bench/bench_observe.py [--runs 20] [--browsergym-python /tmp/bench-venv/bin/python]
 
@@ -11,12 +13,15 @@ worker process of this script; it drives the same Debian Chromium against the sa
 from __future__ import annotations
 
 import argparse
+import functools
+import http.server
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 PAGES = ["/ecs/instances", "/ecs/instances/create", "/vpc/vswitches", "/ecs/security-groups"]
 LOGIN, PASSWORD = "root@demo", "Demo-Passw0rd"
 VIEWPORT = {"width": 1440, "height": 900}
+FIXTURES = ROOT / "tests" / "fixtures" / "observation"
+FIXTURE_PAGES = ["controls.html", "big.html", "tree.html", "form.html", "grid.html", "dock.html", "portal_dialog.html"]
 AI_INTERACTIVE = ("button", "link", "textbox", "combobox", "checkbox", "radio", "switch", "tab", "menuitem", "option",
                   "searchbox", "spinbutton", "slider", "listbox", "treeitem")
 
@@ -119,6 +126,35 @@ def start_stratus() -> tuple[str, Any]:
     return handle.url, handle
 
 
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def bench_fixtures(browser: Any, runs: int) -> dict[str, dict[str, Any]]:
+    """snapshot() on the test fixture pages, served over HTTP (the dialog page with its dialog open)."""
+    from consoleagent.observation.marking import install, snapshot
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(FIXTURES)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    install(context)
+    page = context.new_page()
+    rows: dict[str, dict[str, Any]] = {}
+    for name in FIXTURE_PAGES:
+        page.goto(f"{base}/{name}")
+        if name == "portal_dialog.html":
+            page.locator("#drop").click()
+        page.wait_for_timeout(200)
+        times, snap = timed(lambda: snapshot(page), runs)
+        rows[name] = {"times": times, "count": len(snap.marks), "script_ms": statistics.median(
+            [snapshot(page).script_ms for _ in range(5)])}
+    context.close()
+    server.shutdown()
+    return rows
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
@@ -158,6 +194,7 @@ def main() -> None:
             rows["aria_ai"][path] = {"times": times, "count": ai_interactive_count(text), "chars": len(text)}
             times, text = timed(lambda: page.aria_snapshot(), args.runs)
             rows["aria_default"][path] = {"times": times, "count": None, "chars": len(text)}
+        fixtures = bench_fixtures(browser, args.runs)
         browser.close()
 
     bg_note = ""
@@ -206,6 +243,11 @@ def main() -> None:
               " / ".join(str(d["clickable"]) for d in rows["browsergym"].values()))
     print("text size (chars) per page: " + "; ".join(
         f"{k}: " + " / ".join(str(d["chars"]) for d in rows[k].values()) for k in ("som", "aria_ai", "browsergym") if rows[k]))
+    print()
+    print("| fixture page (tests/fixtures/observation) | snapshot() median ms | p95 ms | in-page ms | marks |")
+    print("|---|---:|---:|---:|---:|")
+    for name, d in fixtures.items():
+        print(f"| {name} | {statistics.median(d['times']):.1f} | {pct(d['times'], 0.95):.1f} | {d['script_ms']:.1f} | {d['count']} |")
 
 
 if __name__ == "__main__":

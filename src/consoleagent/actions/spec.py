@@ -56,6 +56,7 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in [
     _spec("check", [ID], "Tick a checkbox, radio button or switch (no-op if already on).", "element"),
     _spec("uncheck", [ID], "Clear a checkbox or switch (no-op if already off).", "element"),
     _spec("hover", [ID], "Move the mouse over an element (tooltips, menus).", "element"),
+    _spec("dblclick", [ID], "Double-click an element (open a tree node, edit a grid cell).", "element"),
     _spec("upload", [ID, Param("path", "str", "path of a file in the task's upload folder")],
           "Choose a file for a file input.", "element"),
     _spec("scroll", [Param("direction", "direction", "up, down, left or right"),

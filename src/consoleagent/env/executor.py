@@ -76,6 +76,11 @@ class Executor:
         locator.click(timeout=ELEMENT_TIMEOUT_MS)
         return Outcome()
 
+    def _do_dblclick(self, action: Action) -> Outcome:
+        _, locator = self._target(action)
+        locator.dblclick(timeout=ELEMENT_TIMEOUT_MS)
+        return Outcome()
+
     def _do_hover(self, action: Action) -> Outcome:
         _, locator = self._target(action)
         locator.hover(timeout=ELEMENT_TIMEOUT_MS)

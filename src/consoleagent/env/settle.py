@@ -1,9 +1,11 @@
-"""Waiting until a page has settled after an action: no request in flight and no DOM mutation for
-a short quiet window, bounded by an upper limit.
+"""Waiting until a page has settled after an action: no request in flight, no DOM mutation for a
+short quiet window, and no loading layer covering the page, bounded by upper limits.
 
 Console pages keep changing after a click (a modal animates in, a table reloads, a badge polls),
 and observing too early shows the agent a half-drawn page. Waiting a fixed time is either too slow
-or too short; this waits exactly as long as the page is busy.
+or too short; this waits exactly as long as the page is busy. A single-page console may also sit
+quiet behind a "Loading ..." splash (a spinner drawn by CSS mutates nothing) while it starts: a
+page-covering layer with no control in it, and none drawn above it, is waited out too.
 """
 
 from __future__ import annotations
@@ -31,13 +33,51 @@ MUTATION_TRACKER = """
 QUIET_FOR_MS = ("() => document.readyState !== 'complete' ? 0 : "
                 "(window.__caSettle ? performance.now() - window.__caSettle.last : 1e9)")
 
+# What covers the page, if it is a splash or loading mask: the layer's text ("overlay" if none), or "".
+# A layer is a fixed/absolute element over 90% of the viewport that the centre and four points near
+# the corners hit. It is a splash only if it holds no control and no control is drawn above it (a
+# dialog drawn beside its mask is a modal the agent should see, not something to wait out).
+OVERLAY_JS = """
+() => {
+  const vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+  if (!vw || !vh || !document.body) return "";
+  const layerAt = (x, y) => {
+    for (let n = document.elementFromPoint(x, y); n && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+      const r = n.getBoundingClientRect();
+      if (r.width >= vw * 0.9 && r.height >= vh * 0.9) {
+        const pos = getComputedStyle(n).position;
+        if (pos === "fixed" || pos === "absolute") return n;
+      }
+    }
+    return null;
+  };
+  const layer = layerAt(vw / 2, vh / 2);
+  if (!layer) return "";
+  for (const [x, y] of [[0.1, 0.1], [0.9, 0.1], [0.1, 0.9], [0.9, 0.9]]) if (layerAt(vw * x, vh * y) !== layer) return "";
+  const CONTROLS = "button,a[href],input:not([type=hidden]),select,textarea,[role=button],[role=dialog],[role=alertdialog]," +
+    "[role=link],[role=menuitem],[role=tab],[contenteditable=true]";
+  if (layer.querySelector(CONTROLS)) return "";
+  let seen = 0;
+  for (const el of document.querySelectorAll(CONTROLS)) {
+    if (layer.contains(el)) continue;
+    if (++seen > 300) break;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.right < 0 || r.bottom < 0 || r.left > vw || r.top > vh) continue;
+    const hit = document.elementFromPoint(Math.min(r.left + r.width / 2, vw - 1), Math.min(r.top + r.height / 2, vh - 1));
+    if (hit && (hit === el || el.contains(hit))) return "";
+  }
+  return (layer.innerText || "").replace(/\\s+/g, " ").trim().slice(0, 80) || "overlay";
+}
+"""
+
 
 @dataclass
 class SettleConfig:
     quiet_ms: float = 60.0  # no mutation for this long (requests in flight are tracked separately)
-    max_s: float = 5.0  # never wait longer than this
+    max_s: float = 5.0  # never wait longer than this for a busy page
     poll_s: float = 0.01
     ignore_request_after_s: float = 2.0  # long polls and slow beacons do not keep a page "busy" forever
+    overlay_max_s: float = 30.0  # how long a loading layer covering the page may hold the wait
 
 
 class RequestTracker:
@@ -45,6 +85,7 @@ class RequestTracker:
 
     def __init__(self, page: Any) -> None:
         self._inflight: dict[Any, float] = {}
+        self.stuck_overlay = ""  # a covering layer already waited out in full: not waited for again
         page.on("request", lambda req: self._inflight.__setitem__(req, time.monotonic()))
         page.on("requestfinished", lambda req: self._inflight.pop(req, None))
         page.on("requestfailed", lambda req: self._inflight.pop(req, None))
@@ -55,18 +96,29 @@ class RequestTracker:
 
 
 def wait_settled(page: Any, tracker: RequestTracker, config: SettleConfig) -> float:
-    """Block until the page is quiet or ``max_s`` passes; returns the seconds waited."""
+    """Block until the page is quiet and uncovered, or a bound passes; returns the seconds waited.
+
+    A busy page is waited for at most ``max_s``; a loading layer over the page at most
+    ``overlay_max_s`` (once: a layer that outlasts it is not waited for again on later steps).
+    """
     started = time.monotonic()
     deadline = started + config.max_s
+    overlay = ""
     while time.monotonic() < deadline:
         if not tracker.busy(config.ignore_request_after_s):
             try:
                 quiet = page.evaluate(QUIET_FOR_MS)
+                overlay = page.evaluate(OVERLAY_JS) if quiet >= config.quiet_ms else ""
             except Exception as exc:  # navigation in progress destroys the context: wait for the new one
                 if "closed" in str(exc).lower() or "crash" in str(exc).lower():
                     raise
-                quiet = 0.0
+                quiet, overlay = 0.0, ""
             if quiet >= config.quiet_ms:
-                break
+                if not overlay or overlay == tracker.stuck_overlay:
+                    break
+                deadline = max(deadline, started + config.overlay_max_s)
         page.wait_for_timeout(config.poll_s * 1000)
+    else:
+        if overlay:
+            tracker.stuck_overlay = overlay
     return time.monotonic() - started

@@ -34,11 +34,31 @@ function __somMark(args) {
   const SKIP_TAGS = new Set(["script", "style", "template", "noscript", "head", "meta", "link", "title", "base", "datalist"]);
   const TEXT_INPUT = new Set(["text", "email", "tel", "url", "password", "", "date", "datetime-local", "month", "time", "week", "color"]);
   const STATUS_ROLES = new Set(["status", "alert", "log", "marquee", "timer"]);
+  // Composite widgets nested in an item are not part of its name (a tree item's child group, a
+  // menu item's submenu).
+  const SUB_WIDGETS = new Set(["group", "tree", "treeitem", "menu", "listbox"]);
   const MAXN = 100;
+  // Keyboard shortcut hints ("Alt + Shift + N", "Ctrl+R", "⌘S", "F5") shown inside menu items and
+  // buttons: a person reads them as a hint, not as the item's name.
+  const KEY = "(?:ctrl|control|alt|option|opt|shift|cmd|command|meta|super|win)";
+  const KEYNAME = "(?:[a-z0-9]|f\\d{1,2}|enter|return|esc|escape|tab|space|del|delete|backspace|insert|ins|home|end|" +
+    "page ?up|page ?down|pgup|pgdn|up|down|left|right|[^\\w\\s])";
+  const SHORTCUT_RE = new RegExp(`^(?:(?:${KEY}\\s*[+-]\\s*)+${KEYNAME}|[⌘⌥⇧⌃]+\\s*${KEYNAME}|f\\d{1,2})$`, "i");
+  const TRAIL_SHORTCUT_RE = new RegExp(`\\s+((?:${KEY}\\s*[+-]\\s*)+${KEYNAME}|[⌘⌥⇧⌃]+\\s*${KEYNAME})$`, "i");
+  const TRAIL_ARROW_RE = /\s*[›»▸▶►❯→⯈]+$/;
+  // Generic words widget libraries put in class names for tree carets and row states.
+  const TOGGLE_CLASS_RE = /(^|[\s_-])(toggle|toggler|caret|expander|expand|collapse|arrow|chevron|twisty|twistie|disclosure)/i;
+  const NOT_TOGGLE_RE = /spacer|placeholder|space|empty|leaf|none|hidden|blank/i; // the gap a leaf keeps instead
+  const toggleClass = (cls) => cls.split(/\s+/).some((t) => TOGGLE_CLASS_RE.test(t) && !NOT_TOGGLE_RE.test(t));
+  const OPEN_CLASS_RE = /(^|[\s_-])(open|opened|expanded)($|[\s_-])/i;
+  const CLOSED_CLASS_RE = /(^|[\s_-])(closed|collapsed)($|[\s_-])/i;
+  const SELECTED_CLASS_RE = /(^|[\s_-])selected($|[\s_-])/i;
+  let shortcutSeen = "";   // the hint contentText skipped last (said as the element's description)
 
   const marks = [];        // {id, role, name, tag, value, placeholder, states, bbox, in_viewport, frame, ...}
   const items = [];        // document-ordered outline items
   const modals = [];       // visible modal dialogs (aria-modal / dialog:modal)
+  const dialogs = [];      // every dialog (a modal when drawn on a page-covering layer)
   const proxies = [];      // invisible checkbox/radio/file inputs to mark through their label
   const frameErrors = [];
   let gid = 0;
@@ -96,8 +116,13 @@ function __somMark(args) {
       const t = c.localName;
       if (SKIP_TAGS.has(t) || c === skip) continue;
       if (c.hidden || attr(c, "aria-hidden") === "true") continue;
+      if (SUB_WIDGETS.has(roleAttr(c))) continue;
       const cs = c.ownerDocument.defaultView.getComputedStyle(c);
       if (cs.display === "none" || cs.visibility !== "visible") continue;
+      if (t === "kbd" || isShortcutHint(c)) {
+        shortcutSeen = clean(c.textContent);
+        continue;
+      }
       if (t === "img" || (t === "input" && c.type === "image")) { out += " " + (attr(c, "alt") || attr(c, "aria-label") || attr(c, "title") || "") + " "; continue; }
       if (t === "input" || t === "select" || t === "textarea") { out += " " + fieldValue(c) + " "; continue; }
       if (t === "svg") { const ti = c.querySelector("title"); out += " " + (attr(c, "aria-label") || (ti ? ti.textContent : "")) + " "; continue; }
@@ -109,6 +134,17 @@ function __somMark(args) {
       }
     }
     return out;
+  }
+  function isShortcutHint(el) {
+    if (el.firstElementChild && !el.querySelector(":scope > kbd")) return false;
+    const t = el.textContent;
+    return t.length <= 30 && SHORTCUT_RE.test(clean(t));
+  }
+  function stripHints(name) {
+    // Shortcut text and submenu arrows typed into the item's own text.
+    const m = TRAIL_SHORTCUT_RE.exec(name);
+    if (m) { shortcutSeen = m[1]; name = name.slice(0, m.index); }
+    return name.replace(TRAIL_ARROW_RE, "").replace(/[\s+]+$/, "");
   }
   function labelledBy(el) {
     const ids = attr(el, "aria-labelledby");
@@ -143,33 +179,62 @@ function __somMark(args) {
     const row = cell.parentElement;
     const table = cell.closest("table,[role=table],[role=grid],[role=treegrid]");
     if (!row || !table) return "";
-    const idx = Array.prototype.indexOf.call(row.children, cell);
     const head = table.querySelector("thead tr, tr:has(> th), [role=row]:has(> [role=columnheader])");
     if (!head || head === row) return "";
-    const h = head.children[idx];
+    const ci = attr(cell, "aria-colindex");
+    const h = (ci && head.querySelector(`:scope > [aria-colindex="${ci}"]`)) || head.children[Array.prototype.indexOf.call(row.children, cell)];
     return h ? clean(h.textContent) : "";
   }
-  function nearbyLabel(el) {
-    // A label-like short text just before the field, within two ancestors (label/value layouts
-    // built from divs without <label for>).
-    let cur = el;
-    for (let level = 0; level < 3 && cur; level++) {
-      if (cur.matches("td,th,[role=cell],[role=gridcell]")) return ""; // a cell's neighbours are data, not labels
+  const FIELDS = "input:not([type=hidden]),select,textarea,[role=combobox],[role=textbox],[role=listbox]";
+  function cellLabel(cell) {
+    // A label/value table: the cell before the field's cell names it ("Comment | [    ]").
+    const prev = cell.previousElementSibling;
+    if (!prev || prev.querySelector(FIELDS + ",button")) return "";
+    const t = clean(prev.textContent);
+    return t && t.length <= 40 ? t.replace(/[:：*]\s*$/, "") : "";
+  }
+  function nearbyLabel(el, start, labelsOnly) {
+    // The label of the field's form row: a short text (or, first, a <label> element) just before the
+    // field or before one of its ancestors up to the row (label/value layouts built from divs and
+    // grid columns without <label for>). `start` is the widget's own box, whose texts are its value.
+    let cur = start || el;
+    for (let level = 0; level < 5 && cur; level++) {
+      if (cur.matches("td,th,[role=cell],[role=gridcell]")) return labelsOnly ? "" : cellLabel(cur);
       let sib = cur.previousElementSibling;
       for (let k = 0; k < 2 && sib; k++, sib = sib.previousElementSibling) {
         if (sib.matches("input,select,textarea,button,[role]")) break;
+        if (sib.querySelector(FIELDS)) break; // another form row
         if (!sib.checkVisibility || sib.checkVisibility()) {
+          const lab = sib.localName === "label" ? sib : sib.querySelector("label");
+          if (labelsOnly && (!lab || (lab.control && lab.control !== el) || clean(lab.textContent) !== clean(sib.textContent))) {
+            if (clean(sib.textContent)) break;
+            continue;
+          }
           const t = clean(sib.textContent);
-          if (t && t.length <= 40) return t.replace(/[:：]\s*$/, "");
+          if (t && t.length <= 40) return t.replace(/\s*\*$/, "").replace(/[:：]\s*$/, "");
           if (t) break;
         }
       }
       cur = cur.parentElement;
-      if (cur && cur.matches("form,fieldset,table,[role=dialog],body")) break;
+      if (cur && cur.matches("form,fieldset,table,[role=dialog],[role=form],[role=group],[role=radiogroup],body")) break;
     }
     return "";
   }
-  function accName(el, role, tag) {
+  function displayBox(el) {
+    // A searchable select draws its value (or placeholder) beside its own, empty, input: the
+    // nearest ancestor with text, within the widget, holds what the person sees as the value.
+    let cur = el.parentElement;
+    for (let k = 0; k < 3 && cur; k++, cur = cur.parentElement) {
+      if (cur.matches("form,fieldset,td,th,label,[role=cell],[role=gridcell],[role=dialog],[role=group],body")) return null;
+      const t = clean(cur.textContent);
+      if (!t) continue;
+      if (t.length > 200 || cur.querySelectorAll(FIELDS).length > 1) return null;
+      const ph = cur.querySelector('[class*="placeholder" i]');
+      return {box: cur, text: t, placeholder: !!ph && clean(ph.textContent) === t};
+    }
+    return null;
+  }
+  function accName(el, role, tag, shown) {
     let n = labelledBy(el);
     if (n) return n;
     n = clean(attr(el, "aria-label"));
@@ -183,12 +248,16 @@ function __somMark(args) {
       if (tag === "input" && t === "image") return clean(attr(el, "alt")) || clean(el.value) || clean(attr(el, "title")) || "Submit";
       n = nativeLabel(el);
       if (n) return n;
+      n = nearbyLabel(el, shown && shown.box, true);
+      if (n) return n;
       n = clean(attr(el, "title")) || clean(attr(el, "placeholder"));
       if (n) return n;
     } else if (NAME_FROM_CONTENT.has(role)) {
+      shortcutSeen = "";
       n = clean(contentText(el.shadowRoot || el, 0, null));
       if (!n && el.shadowRoot) n = clean(contentText(el, 0, null));
-      if (n) return n;
+      if (!n && shortcutSeen) { n = shortcutSeen; shortcutSeen = ""; }
+      if (n) return stripHints(n);
       n = clean(attr(el, "title"));
       if (n) return n;
     } else {
@@ -198,7 +267,7 @@ function __somMark(args) {
     }
     // Fallbacks for unnamed fields: what a person reads next to it, then the column, then `name`.
     if (role === "link" || role === "button" || role === "clickable") return "";
-    return headerForCell(el) || nearbyLabel(el) || clean(attr(el, "name"));
+    return headerForCell(el) || nearbyLabel(el, shown && shown.box, false) || clean(attr(el, "name"));
   }
   function description(el) {
     const ids = attr(el, "aria-describedby");
@@ -231,6 +300,137 @@ function __somMark(args) {
     return {hard, soft};
   }
 
+  // ---- trees ------------------------------------------------------------------------------------------
+  function findToggle(row, r) {
+    // The caret of a tree row: a small element (no text, or one glyph) at the row's left that says
+    // it toggles: aria-expanded, a button role, a listener of its own, or a class name such as
+    // "caret" or "toggle". A few elements deep at most: it comes before the row's label.
+    if (r.width < 24 || r.height > 60) return null;
+    const stack = [row.firstElementChild];
+    for (let seen = 0; stack.length && seen < 8; ) {
+      const n = stack.pop();
+      if (!n) continue;
+      seen++;
+      if (n.nextElementSibling) stack.push(n.nextElementSibling);
+      const b = n.getBoundingClientRect();
+      if (b.width >= 6 && b.width <= 32 && b.height >= 6 && b.height <= 32 && b.left - r.left <= r.width * 0.4 &&
+        clean(n.textContent).length <= 1) {
+        const cls = n.getAttribute("class") || "";
+        const view = n.ownerDocument.defaultView;
+        if (n.hasAttribute("aria-expanded") || roleAttr(n) === "button" || toggleClass(cls) || n.onclick ||
+          (view.__somListeners && view.__somListeners.has(n))) return n;
+      }
+      if (n.firstElementChild && n.localName !== "svg") stack.push(n.firstElementChild);
+    }
+    return null;
+  }
+  function indentOf(m) {
+    // Where a row's content starts, relative to the row: its caret, else its first small child.
+    const r = m.el.getBoundingClientRect();
+    if (m.toggle) return m.toggle.getBoundingClientRect().left - r.left;
+    const stack = [m.el.firstElementChild];
+    for (let seen = 0; stack.length && seen < 6; ) {
+      const n = stack.pop();
+      if (!n) continue;
+      seen++;
+      if (n.nextElementSibling) stack.push(n.nextElementSibling);
+      const b = n.getBoundingClientRect();
+      if (b.width > 0 && b.height > 0 && b.width < r.width * 0.6) return b.left - r.left;
+      if (n.firstElementChild) stack.push(n.firstElementChild);
+    }
+    return parseFloat(getComputedStyle(m.el).paddingLeft) || 0;
+  }
+  function treeLevels(rows) {
+    // Depth: aria-level, else nesting of ARIA tree items; for role-less rows a depth attribute or
+    // the rank of their indentation among the rows of the same list.
+    const lists = new Map();
+    for (const m of rows) {
+      const el = m.field || m.el;
+      const al = parseInt(attr(el, "aria-level") || "", 10);
+      if (al > 0) m.level = al;
+      else if (!m.treeRow) {
+        let n = 1;
+        for (let p = el.parentElement; p && roleAttr(p) !== "tree"; p = p.parentElement) if (roleAttr(p) === "treeitem") n++;
+        m.level = n;
+      } else {
+        const key = el.parentElement;
+        if (!lists.has(key)) lists.set(key, []);
+        lists.get(key).push(m);
+      }
+    }
+    for (const list of lists.values()) {
+      const depthAttr = (m) => { const d = attr(m.el, "data-depth") ?? attr(m.el, "data-level"); return d != null && d !== "" ? parseInt(d, 10) : NaN; };
+      if (list.every((m) => depthAttr(m) >= 0)) {
+        const min = Math.min(...list.map(depthAttr));
+        for (const m of list) m.level = depthAttr(m) - min + 1;
+      } else {
+        const ind = list.map((m) => Math.round(indentOf(m) / 3));
+        const steps = [...new Set(ind)].sort((a, b) => a - b);
+        list.forEach((m, i) => { m.level = steps.indexOf(ind[i]) + 1; });
+      }
+      list.forEach((m, i) => { m.nextDeeper = i + 1 < list.length && list[i + 1].level > m.level; });
+    }
+    for (const m of rows) m.treeState = treeState(m);
+  }
+  function treeState(m) {
+    const el = m.field || m.el;
+    const ae = attr(el, "aria-expanded") || (m.toggle && attr(m.toggle, "aria-expanded"));
+    if (ae === "true") return "expanded";
+    if (ae === "false") return "collapsed";
+    if (!m.toggle || !m.treeRow) return "";
+    const cls = (m.toggle.getAttribute("class") || "") + " " + (el.getAttribute("class") || "");
+    if (OPEN_CLASS_RE.test(cls)) return "expanded";
+    if (CLOSED_CLASS_RE.test(cls)) return "collapsed";
+    return m.nextDeeper ? "expanded" : "collapsed"; // its children are drawn under it
+  }
+
+  // ---- telling identical controls apart -----------------------------------------------------------------
+  const SECTION_HEAD = "h1,h2,h3,h4,h5,h6,[role=heading],legend,caption";
+  function sectionLabels(el) {
+    // The labels of the sections around a control, innermost first: a short text or heading just
+    // before it or one of its ancestors, or a named region, group or tab panel around it.
+    const out = [];
+    let cur = el;
+    for (let level = 0; level < 8 && cur && out.length < 3; level++) {
+      for (let sib = cur.previousElementSibling, k = 0; sib && k < 3; sib = sib.previousElementSibling, k++) {
+        if (sib.checkVisibility && !sib.checkVisibility()) continue;
+        const head = sib.matches(SECTION_HEAD) ? sib : sib.querySelector(SECTION_HEAD);
+        const t = clean(contentText(head || sib, 0, null));
+        if (!t) continue;
+        if (head || (t.length <= 60 && !sib.querySelector("input,select,textarea,button,a[href],[role=button]"))) { out.push(cut(t, 60)); break; }
+        break;
+      }
+      cur = composedParent(cur);
+      if (!cur || cur.matches("body,dialog,[role=dialog],[role=alertdialog]")) break;
+      if (cur.matches("[role=region],[role=group],[role=tabpanel],[role=toolbar],[role=form],section,fieldset,form")) {
+        const lab = labelledBy(cur) || clean(attr(cur, "aria-label"));
+        if (lab) out.push(cut(lab, 60));
+      } else if (cur.matches("nav,aside,main,header,footer,[role=navigation],[role=complementary],[role=main],[role=banner]")) {
+        const lab = labelledBy(cur) || clean(attr(cur, "aria-label"));
+        out.push(cut(lab || roleAttr(cur) || LANDMARKS[cur.localName] || cur.localName, 60));
+      }
+    }
+    return out;
+  }
+  function tellApart(live) {
+    const groups = new Map();
+    for (const m of live) {
+      if (!m.name) continue;
+      const key = `${m.rec.role}|${m.name}|${m.rec.context}`;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(m);
+    }
+    for (const same of groups.values()) {
+      if (same.length < 2) continue;
+      const labels = same.map((m) => sectionLabels(m.field || m.el));
+      // Each one's innermost section label that none of the others has.
+      const own = labels.map((l, i) => l.find((t) => labels.every((o, j) => j === i || !o.includes(t))));
+      const said = own.every(Boolean) && new Set(own).size === same.length;
+      if (said) same.forEach((m, i) => { m.rec.context = (m.rec.context ? m.rec.context + "; " : "") + `section "${own[i]}"`; });
+      if (!said) same.forEach((m, i) => { m.rec.context = (m.rec.context ? m.rec.context + "; " : "") + `#${i + 1} of ${same.length}`; });
+    }
+  }
+
   // ---- the walk -------------------------------------------------------------------------------------
   function flushText() {
     const t = clean(textBuf);
@@ -254,7 +454,7 @@ function __somMark(args) {
     walkChildren(doc, f, {
       flow: fctx.clip, abs: fctx.clip, fixed: fctx.fixedClip,
       pointer: false, opacity0: false, inert: false, sink: null, groups: [], dialog: null, form: null, row: null,
-      table: null, inMark: null, modals: [], depth: 0,
+      table: null, inMark: null, modals: [], depth: 0, ah: false,
     });
   }
 
@@ -272,9 +472,20 @@ function __somMark(args) {
     const st = f.view.getComputedStyle(el);
     const display = st.display;
     if (display === "none") return;
-    if (el.hasAttribute("inert") || attr(el, "aria-hidden") === "true") {
+    if (el.hasAttribute("inert")) {
       flushText();
       return; // not perceivable, not actionable
+    }
+    let ah = c.ah;
+    if (!ah && attr(el, "aria-hidden") === "true") {
+      // Hidden from assistive technology: decoration (icons) or the page behind a modal. But modal
+      // managers also leave aria-hidden on layers that hold what the user sees (a dialog portaled
+      // into a hidden container). Walk such a subtree without its text; its controls count only
+      // where they are on top, and a dialog inside it is shown as what it is.
+      flushText();
+      if (!el.firstElementChild) return;
+      ah = true;
+      c = {...c, ah: true, sink: {t: ""}};
     }
     const opacity0 = c.opacity0 || st.opacity === "0";
     const visible = st.visibility === "visible" && !opacity0;
@@ -283,7 +494,11 @@ function __somMark(args) {
     const block = !display.startsWith("inline") && display !== "contents";
     const explicit = roleAttr(el);
     let role = explicit && explicit !== "presentation" && explicit !== "none" ? explicit : implicitRole(el, tag);
-    const pointer = c.inMark ? c.pointer : st.cursor === "pointer"; // inside a control it only inherits
+    // Inside a control the cursor only inherits; inside a delegating container (a listener without a
+    // pointer cursor: a framework handling its rows' clicks) each row still says what it is.
+    const delegated = c.inMark && c.inMark.kind === "listen" && !c.inMark.ownPointer;
+    const pointer = c.inMark && !delegated ? c.pointer : st.cursor === "pointer";
+    const baseRole = role; // what the element is in the page's structure, even if it also takes clicks
 
     // --- is it interactive? ---
     let kind = "";
@@ -297,7 +512,7 @@ function __somMark(args) {
         (f.listeners !== null && f.listeners.has(el));
       if (listener) {
         kind = pointer ? "click" : "listen";
-      } else if (pointer && !c.pointer && !c.inMark && tag !== "label" && tag !== "iframe") {
+      } else if (pointer && !c.pointer && (!c.inMark || delegated) && tag !== "label" && tag !== "iframe") {
         kind = "pointer";
       } else if (el.hasAttribute("tabindex") && el.tabIndex >= 0 && tag !== "iframe") {
         kind = "focus";
@@ -308,11 +523,17 @@ function __somMark(args) {
       }
     }
     if (tag === "label" && kind && kind !== "native" && el.control) kind = ""; // the input is marked
+    if (!kind && role === "gridcell" && c.table && c.table.grid) kind = "native"; // cells of a data grid take clicks and edits
+    let toggleOf = null;
+    if (c.inMark && c.inMark.toggle === el) { kind = "native"; role = "button"; toggleOf = c.inMark; } // a tree row's caret
 
     // --- groups and text structure ---
     let ctx = c;
     let group = null;
-    if (role === "heading") {
+    const isDialog = baseRole === "dialog" || baseRole === "alertdialog";
+    if (ah && !isDialog) {
+      // no structure or text from a subtree hidden from assistive technology
+    } else if (role === "heading") {
       flushText();
       const lvl = parseInt(attr(el, "aria-level") || (tag.length === 2 && tag[0] === "h" ? tag[1] : "2"), 10) || 2;
       const it = {k: "h", l: lvl, t: ""};
@@ -331,33 +552,40 @@ function __somMark(args) {
       const it = {k: "tip", t: "", y: 0};
       items.push(it);
       ctx = {...c, sink: it};
-    } else if (role === "dialog" || role === "alertdialog") {
+    } else if (isDialog) {
       flushText();
       const name = dialogName(el);
       const isModal = attr(el, "aria-modal") === "true" || (tag === "dialog" && el.matches(":modal"));
-      group = {k: "open", g: ++gid, t: `${role === "alertdialog" ? "alert dialog" : "dialog"} "${cut(name, 80)}"`, dialog: 1, modal: isModal ? 1 : 0};
+      group = {k: "open", g: ++gid, t: `${baseRole === "alertdialog" ? "alert dialog" : "dialog"} "${cut(name, 80)}"`, dialog: 1, modal: isModal ? 1 : 0};
       items.push(group);
-      ctx = {...c, dialog: {name, el}, groups: c.groups};
-      if (isModal) { const m = {el, name, gid: group.g, order: modals.length}; modals.push(m); ctx.modals = c.modals.concat([m]); }
-    } else if (role === "table" || role === "grid" || role === "treegrid") {
+      ctx = {...c, dialog: {name, el}, groups: c.groups, ah: false, sink: null};
+      const dr = el.getBoundingClientRect();
+      const d = {el, name, gid: group.g, order: modals.length, ah, box: [dr.left + f.ox, dr.top + f.oy, dr.right + f.ox, dr.bottom + f.oy]};
+      dialogs.push(d);
+      if (isModal) { modals.push(d); ctx.modals = c.modals.concat([d]); }
+    } else if (baseRole === "table" || baseRole === "grid" || baseRole === "treegrid") {
       flushText();
       const name = labelledBy(el) || clean(attr(el, "aria-label")) || (el.caption ? clean(el.caption.textContent) : "");
-      group = {k: "open", g: ++gid, t: name ? `table "${cut(name, 60)}"` : "table", table: 1, cols: []};
+      group = {k: "open", g: ++gid, t: name ? `table "${cut(name, 60)}"` : "table", table: 1, cols: [], grid: baseRole !== "table",
+        headerRows: 0, rows: 0};
       items.push(group);
       ctx = {...c, table: group, row: null};
-    } else if (role === "row" && c.table) {
+    } else if (baseRole === "row" && c.table) {
       flushText();
       const headerRow = el.querySelector(":scope > th, :scope > [role=columnheader]") && !el.querySelector(":scope > td, :scope > [role=gridcell], :scope > [role=cell]");
       if (headerRow) {
+        c.table.headerRows++;
         ctx = {...c, sink: null, row: {header: true, cells: c.table.cols}};
       } else {
-        group = {k: "open", g: ++gid, row: 1, t: "", cells: []};
+        const ri = parseInt(attr(el, "aria-rowindex") || "", 10);
+        c.table.rows++;
+        group = {k: "open", g: ++gid, row: 1, t: "", cells: [], n: ri > 0 ? ri - c.table.headerRows : c.table.rows};
         const r = el.getBoundingClientRect();
         group.y = r.top + f.oy; group.h = r.height;
         items.push(group);
         ctx = {...c, row: group};
       }
-    } else if ((role === "cell" || role === "gridcell" || role === "columnheader" || role === "rowheader") && c.row) {
+    } else if ((baseRole === "cell" || baseRole === "gridcell" || baseRole === "columnheader" || baseRole === "rowheader") && c.row) {
       const cell = {t: ""};
       c.row.cells.push(cell);
       ctx = {...c, sink: cell, cellIndex: c.row.cells.length - 1};
@@ -396,8 +624,10 @@ function __somMark(args) {
       if (ok) {
         flushText();
         const vis = inter(seen, inter(clip.soft, [0, 0, VW, VH]));
-        mark = {el, kind, role, tag, box, inView: nonEmpty(vis), f, c, st};
+        mark = {el, kind, role, tag, box, inView: nonEmpty(vis), f, c, st, ah, ownPointer: st.cursor === "pointer"};
         mark.order = marks.length;
+        if (toggleOf) mark.toggleOf = toggleOf;
+        else if (kind !== "native" || role === "treeitem") mark.toggle = findToggle(el, r);
         marks.push(mark);
         items.push({k: "m", m: mark, y});
         // A link's text identifies its row or heading ("web-01"); a button's ("Stop") does not.
@@ -561,8 +791,9 @@ function __somMark(args) {
     const hit = deepHit(cx, cy);
     return !!hit && (composedContains(m.el, hit) || composedContains(hit, m.el) || (m.field && composedContains(hit, m.field)));
   }
+  const shown = (d) => d.box[2] > d.box[0] && d.box[3] > d.box[1];
   let modal = null;
-  const visModals = modals.filter((m) => { const r = m.el.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  const visModals = modals.filter((m) => shown(m) && (!m.ah || onTop(m)));
   if (visModals.length) {
     const native = visModals.filter((m) => m.el.localName === "dialog");
     modal = native.length ? native[native.length - 1] : visModals[visModals.length - 1];
@@ -584,6 +815,13 @@ function __somMark(args) {
       common = found;
     }
     blocker = common;
+    if (blocker) {
+      // A dialog drawn on that layer (inside it, or after it in document order) is a modal dialog,
+      // aria-modal or not.
+      const on = dialogs.filter((d) => shown(d) && (composedContains(blocker, d.el) ||
+        (blocker.compareDocumentPosition(d.el) & 4)) && onTop(d));
+      if (on.length) { modal = on[on.length - 1]; blocker = null; }
+    }
   }
   let kept = marks;
   if (modal) {
@@ -593,6 +831,10 @@ function __somMark(args) {
     const inside = marks.filter((m) => composedContains(blocker, m.el));
     kept = marks.filter((m) => (inside.length && composedContains(blocker, m.el)) || (m.inView && onTop(m)));
   }
+  // Hidden from assistive technology: a control counts only inside a dialog (revealed above), or on a
+  // page-covering layer the user sees (a confirmation drawn without a dialog role).
+  kept = kept.filter((m) => !m.ah || (blocker && m.inView && (composedContains(blocker, m.el) ||
+    (blocker.compareDocumentPosition(m.el) & 4)) && onTop(m)));
   const keptSet = new Set(kept);
 
   // A listener without a pointer cursor on a big container is event delegation (a framework's root),
@@ -605,25 +847,78 @@ function __somMark(args) {
   // Nested actionables: keep the innermost when the outer adds nothing of its own.
   for (const m of kept) {
     if (!m.kids || !keptSet.has(m)) continue;
-    const kids = m.kids.filter((k) => keptSet.has(k));
+    const kids = m.kids.filter((k) => keptSet.has(k) && !k.toggleOf);
     if (!kids.length) continue;
     const outer = clean(m.el.textContent);
     const inner = clean(kids.map((k) => k.el.textContent).join(" "));
     const heuristic = m.kind !== "native";
+    if (m.role === "gridcell" && kids.length) { keptSet.delete(m); continue; } // a cell being edited: its editor is the control
     if ((heuristic && outer.length <= inner.length + 2) || (kids.length === 1 && outer === inner && (m.role === "link" || m.role === "button" || heuristic))) {
       keptSet.delete(m);
     }
   }
 
-  // ---- ids, names, states, context ----------------------------------------------------------------------
+  // ---- tree rows, names, one mark per control ------------------------------------------------------------
+  const ordered = items.filter((it) => it.k === "m" && it.m).map((it) => it.m); // document order
+  let live = ordered.filter((m) => keptSet.has(m));
+  // Role-less tree rows: a clickable row with a caret, and the clickable rows beside it.
+  const treeParents = new Set();
+  for (const m of live) if (m.toggle && m.kind !== "native") { m.role = "treeitem"; m.treeRow = true; treeParents.add(m.el.parentElement); }
+  for (const m of live) {
+    if (!m.treeRow && m.kind !== "native" && !m.toggleOf && treeParents.has(m.el.parentElement)) { m.role = "treeitem"; m.treeRow = true; }
+  }
+  treeLevels(live.filter((m) => m.role === "treeitem"));
+  for (const m of live) {
+    const field = m.field || m.el;
+    const ftag = field.localName;
+    m.shown = m.role === "combobox" && ftag === "input" && !field.value ? displayBox(field) : null;
+    shortcutSeen = "";
+    if (m.toggleOf) {
+      const row = m.toggleOf;
+      m.treeState = row.treeState;
+      m.name = cut(clean(attr(field, "aria-label")) || clean(attr(field, "title")) ||
+        `${row.treeState === "expanded" ? "Collapse" : row.treeState === "collapsed" ? "Expand" : "Toggle"} ${row.name || ""}`.trim(), MAXN);
+      continue;
+    }
+    m.name = cut(accName(field, m.role, ftag, m.shown), MAXN);
+    m.hint = shortcutSeen || clean(attr(field, "aria-keyshortcuts"));
+    if (m.role === "gridcell") { // a data grid's cell is named by its column; its content is its value
+      const col = headerForCell(field) || (m.c.table && m.c.cellIndex != null && m.c.table.cols[m.c.cellIndex] ? clean(m.c.table.cols[m.c.cellIndex].t) : "");
+      if (col) { m.cellValue = clean(contentText(field, 0, null)); m.name = cut(col, MAXN); }
+    }
+  }
+  // One mark per control: a framework's inner handler named like the control around it (a tab's
+  // drag handle, a tree item's row) is that control; act on the inner one when the outer also
+  // holds other controls (a tree item with its children), where its centre would hit a child.
+  for (const m of live) {
+    const outer = m.c.inMark;
+    if (!outer || !keptSet.has(outer) || m.kind === "native" || outer.kind !== "native" || m.toggleOf || outer.toggleOf) continue;
+    if (!m.name || m.name !== outer.name) continue;
+    keptSet.delete(m);
+    if ((outer.kids || []).some((k) => k !== m && keptSet.has(k) && !k.toggleOf)) {
+      outer.field = outer.field || outer.el;
+      outer.el = m.el; outer.box = m.box; outer.inView = m.inView;
+    }
+  }
+  // The same control drawn twice in the same place (a label over its control, a handle over a tab).
+  const byPlace = new Map();
+  for (const m of live) {
+    if (!keptSet.has(m) || !m.name) continue;
+    const b = m.box;
+    const key = `${m.f.path}|${m.name}|${Math.round(b[0] / 4)}|${Math.round(b[1] / 4)}|${Math.round(b[2] / 4)}|${Math.round(b[3] / 4)}`;
+    const prev = byPlace.get(key);
+    if (!prev) { byPlace.set(key, m); continue; }
+    if (prev.kind !== "native" && m.kind === "native") { keptSet.delete(prev); byPlace.set(key, m); } else keptSet.delete(m);
+  }
+  live = live.filter((m) => keptSet.has(m));
+
+  // ---- ids, states, context ---------------------------------------------------------------------------------
   const active = (() => { let a = topDoc.activeElement; for (let g = 0; a && g < 20; g++) {
     if (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
     else if (a.localName === "iframe") { let d = null; try { d = a.contentDocument; } catch (e) { d = null; } if (!d || !d.activeElement) break; a = d.activeElement; }
     else break; } return a; })();
   const out = [];
-  const ordered = items.filter((it) => it.k === "m" && it.m).map((it) => it.m); // ids in document order
-  for (const m of ordered) {
-    if (!keptSet.has(m)) continue;
+  for (const m of live) {
     const el = m.el;
     let id = S.ids.get(el);
     if (!id) { id = S.next++; S.ids.set(el, id); }
@@ -631,12 +926,16 @@ function __somMark(args) {
     if (attr(el, "data-som") !== String(id)) el.setAttribute("data-som", String(id));
     const field = m.field || el;
     const ftag = field.localName;
-    let name = cut(accName(field, m.role, ftag), MAXN);
+    const name = m.name;
     let value = null;
+    let ph = attr(field, "placeholder") || attr(field, "aria-placeholder");
     if (ftag === "input" || ftag === "select" || ftag === "textarea") {
       if (m.role !== "checkbox" && m.role !== "radio" && m.role !== "button") value = fieldValue(field);
+      if (!value && m.shown && m.shown.text !== name) { if (m.shown.placeholder) ph = ph || m.shown.text; else value = m.shown.text; }
     } else if (attr(field, "aria-valuetext") || attr(field, "aria-valuenow")) {
       value = attr(field, "aria-valuetext") || attr(field, "aria-valuenow");
+    } else if (m.cellValue != null) {
+      value = m.cellValue;
     } else if (m.role === "textbox" || m.role === "combobox" || m.role === "searchbox") {
       const own = clean(contentText(field, 0, null));
       if (own && own !== name) value = own;
@@ -648,9 +947,11 @@ function __somMark(args) {
     const ac = attr(field, "aria-checked");
     if (field.checked === true || ac === "true") states.push("checked");
     else if (ac === "mixed" || field.indeterminate === true) states.push("mixed");
-    const ae = attr(field, "aria-expanded");
-    if (ae === "true" || (ftag === "summary" && field.parentElement && field.parentElement.open)) states.push("expanded");
-    if (attr(field, "aria-selected") === "true" || (ftag === "option" && field.selected)) states.push("selected");
+    const tree = m.role === "treeitem" || m.toggleOf;
+    if (tree) { if (m.treeState) states.push(m.treeState); }
+    else if (attr(field, "aria-expanded") === "true" || (ftag === "summary" && field.parentElement && field.parentElement.open)) states.push("expanded");
+    if (attr(field, "aria-selected") === "true" || (ftag === "option" && field.selected) ||
+      (m.treeRow && SELECTED_CLASS_RE.test(field.getAttribute("class") || ""))) states.push("selected");
     if (field.required || attr(field, "aria-required") === "true") states.push("required");
     const ai = attr(field, "aria-invalid");
     let invalid = ai && ai !== "false";
@@ -658,7 +959,6 @@ function __somMark(args) {
     if (invalid) states.push("invalid");
     if (field.readOnly === true || attr(field, "aria-readonly") === "true") states.push("readonly");
     if (active === field || active === el) states.push("focused");
-    const ph = attr(field, "placeholder") || attr(field, "aria-placeholder");
     // Context a person uses to tell identical buttons apart.
     const ctx = [];
     const c = m.c;
@@ -667,16 +967,26 @@ function __somMark(args) {
     if (c.form) ctx.push(`form "${cut(c.form, 60)}"`);
     if (c.fieldset) ctx.push(`group "${cut(c.fieldset, 60)}"`);
     if (c.row && !c.row.header && c.row.cells) {
-      const cells = c.row.cells.map((x) => clean(x.t)).filter(Boolean).filter((t) => t !== name).slice(0, 5).map((t) => cut(t, 40));
-      if (cells.length) ctx.push("row: " + cells.join(" | "));
-      if (c.table && c.cellIndex != null && c.table.cols[c.cellIndex] && clean(c.table.cols[c.cellIndex].t)) ctx.push(`column "${cut(clean(c.table.cols[c.cellIndex].t), 40)}"`);
+      const texts = c.row.cells.map((x) => clean(x.t));
+      if (m.role === "gridcell") { // named by its column: say which row (its number, and its first cell)
+        const first = texts.find((t, i) => t && i !== c.cellIndex);
+        ctx.push(`row ${c.row.n}` + (first ? `: ${cut(first, 40)}` : ""));
+      } else {
+        const cells = texts.filter(Boolean).filter((t) => t !== name).slice(0, 5).map((t) => cut(t, 40));
+        if (cells.length) ctx.push("row: " + cells.join(" | "));
+        else if (!texts.some(Boolean)) ctx.push(`row ${c.row.n}`); // a new row has no text yet
+        if (c.table && c.cellIndex != null && c.table.cols[c.cellIndex] && clean(c.table.cols[c.cellIndex].t)) ctx.push(`column "${cut(clean(c.table.cols[c.cellIndex].t), 40)}"`);
+      }
     }
     let desc = description(field);
     const title = clean(attr(field, "title"));
     if (!desc && title && title !== name) desc = title;
+    if (!desc && m.hint) desc = `shortcut ${m.hint}`;
     const rec = {id, role: m.role, name, tag: m.field ? ftag : m.tag, value, placeholder: ph ? cut(ph, MAXN) : null, states,
       bbox: [Math.round(m.box[0] * 10) / 10, Math.round(m.box[1] * 10) / 10, Math.round((m.box[2] - m.box[0]) * 10) / 10,
         Math.round((m.box[3] - m.box[1]) * 10) / 10], in_viewport: m.inView, frame: m.f.path, context: ctx.join("; ")};
+    const level = m.toggleOf ? m.toggleOf.level : m.level;
+    if (level) rec.level = level;
     if (desc) rec.desc = cut(desc, 200);
     if (invalid) {
       const err = description(field);
@@ -685,19 +995,30 @@ function __somMark(args) {
     m.rec = rec;
     out.push(rec);
   }
+  tellApart(live);
 
-  // ---- outline items, with table headers resolved --------------------------------------------------------
+  // ---- outline items, with table headers resolved; what a modal covers is left out ------------------------
   const outItems = [];
+  let inModal = !modal;
+  const droppedGroups = new Set();
   for (const it of items) {
     if (it.k === "m") { if (it.m && keptSet.has(it.m)) outItems.push({k: "m", id: it.m.id, y: Math.round(it.m.box[1])}); continue; }
+    if (modal && it.k === "open" && it.g === modal.gid) inModal = true;
+    if (modal && it.k === "close" && it.g === modal.gid) inModal = false;
+    if (!inModal) { // behind the modal: only controls drawn above it (menus it opened) and messages stay
+      if ((it.k === "open" && (it.row || it.dialog)) || it.k === "t" || it.k === "h" || it.k === "tip") {
+        if (it.k === "open") droppedGroups.add(it.g);
+        continue;
+      }
+      if (it.k === "close" && droppedGroups.has(it.g)) continue;
+    }
     const o = {k: it.k};
     if (it.g) o.g = it.g;
     if (it.k === "open") {
       o.t = it.t;
-      if (it.row) o.row = 1;
+      if (it.row) { o.row = 1; if (it.n) o.n = it.n; }
       if (it.table) { o.table = 1; o.cols = it.cols.map((x) => cut(clean(x.t), 40)); }
-      if (it.dialog) o.dialog = 1;
-      if (it.modal) o.modal = modal && modal.gid === it.g ? 1 : 0;
+      if (it.dialog) { o.dialog = 1; o.modal = modal && modal.gid === it.g ? 1 : 0; }
       if (it.y != null) o.y = Math.round(it.y);
     } else if (it.k !== "close") {
       o.t = clean(it.t);

@@ -60,8 +60,9 @@ def mark_line(mark: Mark, extra: dict[str, str] | None = None) -> str:
         parts.append(f"value={_quote(str(mark.value))}")
     elif mark.placeholder and mark.placeholder != mark.name:
         parts.append(f"placeholder={_quote(mark.placeholder)}")
-    if mark.states:
-        parts.append("(" + ", ".join(mark.states) + ")")
+    states = ([f"level {mark.level}"] if mark.level and mark.role == "treeitem" else []) + list(mark.states)
+    if states:
+        parts.append("(" + ", ".join(states) + ")")
     desc = (extra or {}).get("desc")
     if desc and desc == (extra or {}).get("error"):
         desc = None  # said on its own line
@@ -95,7 +96,7 @@ def build_entries(snap: "PageSnapshot") -> list[Entry]:
             table = None
             row_index = 0
             if item.get("row"):
-                kind_, text = "row", f"row: {text}" if text else "row"
+                kind_, text = "row", f"row: {text}" if text else (f"row {item['n']}" if item.get("n") else "row")
                 table = stack[-1][0] if stack else None
                 if table is not None:
                     row_index = rows_in_table.get(table, 0)
@@ -124,6 +125,11 @@ def build_entries(snap: "PageSnapshot") -> list[Entry]:
             line = mark_line(mark, extra)
             if extra.get("desc") and f"— {extra['desc']}" in line:
                 described.add(extra["desc"])  # the help text is on the field's line: don't repeat it below
+            said = {mark.name, mark.value, mark.placeholder} - {None, ""}
+            while entries and entries[-1].kind == "t" and entries[-1].parents == parents and entries[-1].text in said:
+                entries.pop()  # an unlinked label or a drawn value just before the control that now carries it
+            if mark.level:  # a tree drawn as a flat list of rows: indent by depth (its caret under its row)
+                depth += mark.level - (1 if mark.role == "treeitem" else 0)
             entries.append(Entry("m", line, depth, y=y, protected=in_view or in_dialog, parents=parents))
             if extra.get("error"):
                 entries.append(Entry("err", f"  ! {extra['error']}", depth, y=y, protected=True, parents=parents))

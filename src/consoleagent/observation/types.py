@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-STATES = ("disabled", "checked", "expanded", "selected", "required", "invalid", "readonly", "focused")
+STATES = ("disabled", "checked", "expanded", "collapsed", "selected", "required", "invalid", "readonly", "focused")
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Mark:
     in_viewport: bool = True
     frame: str = ""  # "" for the top document, else a path of iframe selectors
     context: str = ""  # the dialog/form/table row it belongs to, as a person would describe it
+    level: int = 0  # depth in a tree (1 = top), for tree items and their expand controls; 0 elsewhere
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
