@@ -14,7 +14,7 @@ from consoleagent.policies.docfollower import instructions_from
 from consoleagent.suite import DOCUMENTS_ROOT
 
 STYLES = Path(__file__).parent / "fixtures" / "docs" / "styles"
-SUITE_STYLES = sorted((DOCUMENTS_ROOT / "stratus").glob("*/styles/*"))
+SUITE_STYLES = sorted((DOCUMENTS_ROOT / "stratus").glob("*/styles/*"), key=lambda p: p.name)
 
 
 def _inputs(step) -> list[tuple[str, str | None, str]]:
@@ -22,8 +22,9 @@ def _inputs(step) -> list[tuple[str, str | None, str]]:
 
 
 def test_the_fixtures_are_the_suites_documents_in_other_styles() -> None:
-    assert [p.name for p in SUITE_STYLES] == ["alibaba-create-security-group.md", "html-stop-instance.html",
-                                             "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
+    assert sorted(p.name for p in SUITE_STYLES) == [
+        "alibaba-apply-eip.md", "alibaba-create-security-group.md", "html-sphinx-create-vpc.html", "html-stop-instance.html",
+        "reference-create-security-group-dialog.rst", "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
     for shipped in SUITE_STYLES:
         assert (STYLES / shipped.name).read_bytes() == shipped.read_bytes(), shipped.name
 
@@ -118,8 +119,45 @@ def test_html_page_saved_from_a_documentation_site() -> None:
     assert "Was this page helpful" not in everything and "Restart an instance" not in everything
 
 
-@pytest.mark.parametrize("name", ["alibaba-create-security-group.md", "reference-create-vswitch-dialog.rst",
-                                  "tutorial-first-vswitch.md", "html-stop-instance.html"])
+def test_task_topic_with_units_a_required_column_and_step_results() -> None:
+    procedure = load_procedure(STYLES / "alibaba-apply-eip.md")
+    configure = procedure.steps[3]
+    assert [(s.label, s.required, s.value.kind, s.value.text, s.value.bare) for s in configure.inputs] == [  # type: ignore[union-attr]
+        ("Metering method", True, "example", "Pay-by-data-transfer", "Pay-by-data-transfer"),
+        ("Peak bandwidth", True, "example", "5 Mbps", "5"), ("Name", False, "empty", "Leave this field empty.",
+                                                              "Leave this field empty.")]
+    assert configure.notes == ["Notice: An EIP is billed from the moment it is allocated, even while it is not "
+                               "associated with an instance."]
+    assert procedure.steps[4].expected == ['The message "The EIP is allocated." appears.']
+    assert procedure.result.startswith("The new EIP is listed on the **Elastic IP addresses** page")
+
+
+def test_reference_page_with_a_default_and_options() -> None:
+    procedure = load_procedure(STYLES / "reference-create-security-group-dialog.rst")
+    assert procedure.steps[0].find == "Create Security Group dialog" and procedure.steps[-1].text == "Click **Create**."
+    kind = next(s for s in procedure.steps[1].all_inputs() if s.label == "Security group type")
+    assert kind.value is not None and (kind.value.kind, kind.value.text, kind.value.options) == (
+        "default", "Basic Security Group", ["Basic Security Group", "Advanced Security Group"])
+    assert procedure.steps[1].notes[0].startswith("Warning: A new security group has no inbound rules")
+
+
+def test_html_saved_from_a_sphinx_site() -> None:
+    document = load_document(STYLES / "html-sphinx-create-vpc.html")
+    assert document.title == "Creating a VPC"  # the permalink "¶" is not part of it
+    assert document.front_matter["pages"] == ["/vpc/vpcs", "/vpc/vpcs/create"]
+    procedure = document.procedures[0]
+    assert procedure.id == "steps" and procedure.console == "VPC"
+    assert [s.ui_labels for s in procedure.steps[1:3]] == [["VPCs"], ["Create VPC"]]  # :guilabel: spans
+    fill = procedure.steps[3]
+    assert [(s.label, s.value.kind, s.value.text) for s in fill.inputs] == [  # type: ignore[union-attr]
+        ("Name", "example", "sphinx-vpc"), ("IPv4 CIDR block", "literal", "10.20.0.0/16"),
+        ("Description", "empty", "Leave this field empty.")]
+    assert fill.notes == ["Note: You can change the name and the description later, but not every CIDR block change "
+                          "is allowed."]
+    assert "Network Guide" not in " ".join(procedure.step_texts())  # the sidebar is not read
+
+
+@pytest.mark.parametrize("name", [p.name for p in SUITE_STYLES])
 def test_every_style_yields_followable_steps(name: str) -> None:
     """Each step names UI labels in the one canonical form the doc follower reads, or the console it starts in."""
     procedure = load_procedure(STYLES / name)
