@@ -29,10 +29,13 @@ class CreateRequest(ApiRequest):
     ClientToken: str | None = Field(None, min_length=1, max_length=64)
 
 
+MAX_PAGE_NUMBER = 1_000_000  # far past any real list; a page number of 2**63 overflowed SQL OFFSET (a 500)
+
+
 class ListRequest(ApiRequest):
     """A list action: pages of at most 100 items."""
 
-    PageNumber: int = Field(1, ge=1)
+    PageNumber: int = Field(1, ge=1, le=MAX_PAGE_NUMBER)
     PageSize: int = Field(10, ge=1, le=100)
 
 

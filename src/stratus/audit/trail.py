@@ -286,6 +286,8 @@ def lookup(db: Session, flt: EventFilter, *, page_number: int = 1, page_size: in
     from sqlalchemy import func
 
     total = db.execute(_apply(select(func.count()).select_from(AuditEvent), flt)).scalar_one()
+    if (page_number - 1) * page_size >= total:  # past the end (and no OFFSET beyond SQL's 64-bit integers)
+        return [], total
     stmt = _apply(select(AuditEvent.record), flt).order_by(AuditEvent.seq.desc())
     rows = db.execute(stmt.offset((page_number - 1) * page_size).limit(page_size)).scalars()
     return [load_record(r) for r in rows], total
