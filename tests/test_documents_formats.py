@@ -156,3 +156,15 @@ def test_a_page_without_anything_to_do_is_skipped_with_the_headings_it_has() -> 
     assert document.procedures == [] and document.skipped == (
         "no 'Procedure' section (section headings found: 'Overview'), and no numbered steps, instructions or field "
         "descriptions")
+
+
+def test_untrusted_pages_too_large_or_too_deep_are_errors_not_crashes() -> None:
+    with pytest.raises(ProcedureError, match=r"^deep\.html:1: nested too deeply to read as html$"):
+        parse_document("<div>" * 3000 + "<p>Click <b>OK</b></p>" + "</div>" * 3000, "deep.html")
+    with pytest.raises(ProcedureError, match=r"^big\.md:1: 5,000,001 characters: larger than"):
+        parse_document("x" * 5_000_001, "big.md")
+    # what docutils could read from the file system or pass through as HTML is switched off, and said so
+    document = parse_document("Title\n=====\n\n.. include:: /etc/hostname\n\n.. raw:: html\n\n   <script>x</script>\n\n"
+                              "Click *OK*.\n", "hostile.rst")
+    assert document.warnings == ['hostile.rst:4: "include" directive disabled.', 'hostile.rst:6: "raw" directive disabled.']
+    assert document.procedures[0].step_texts() == ["Click **OK**."]

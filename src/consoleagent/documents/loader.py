@@ -16,6 +16,7 @@ from consoleagent.documents.builder import build_document, first_section_line
 from consoleagent.documents.model import Document, Procedure, ProcedureError
 
 Format = Literal["markdown", "rst", "html"]
+MAX_CHARS = 5_000_000  # a page of documentation, with room to spare
 SUFFIXES: dict[str, Format] = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst",
                                ".html": "html", ".htm": "html"}
 
@@ -29,7 +30,18 @@ def format_of(path: str | Path) -> Format:
 
 
 def read_blocks(text: str, source: str, fmt: Format) -> tuple[dict[str, Any], list[Block], list[str]]:
-    """Metadata, blocks and tolerated problems of a page in one format."""
+    """Metadata, blocks and tolerated problems of a page in one format. Pages are untrusted: one too large or
+    nested too deeply to read is an error naming the file, not a crash."""
+    if len(text) > MAX_CHARS:
+        raise ProcedureError(f"{len(text):,} characters: larger than the {MAX_CHARS:,} a documentation page may have",
+                             source, 1)
+    try:
+        return _read_blocks(text, source, fmt)
+    except RecursionError:
+        raise ProcedureError(f"nested too deeply to read as {fmt}", source, 1) from None
+
+
+def _read_blocks(text: str, source: str, fmt: Format) -> tuple[dict[str, Any], list[Block], list[str]]:
     if fmt == "rst":
         from consoleagent.documents.rst import read_rst
 
