@@ -1,0 +1,264 @@
+"""Pages without a Procedure section: numbered instructions anywhere, tutorials whose paragraphs
+are the steps, and reference pages that describe a dialog field by field.
+
+A reference page rarely says how to open its dialog or which button saves it. Its procedure is
+synthesised: "Open the **X** dialog." (marked ``find``: the agent must search for it), one fill
+step per tab or group with one sub-step per described field, then the save button of the page's
+button legend ("Click the *Save* button to save work."), or "Save the dialog." when it has none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from consoleagent.documents.blocks import Block, Item
+from consoleagent.documents.fields import described_field, group_label
+from consoleagent.documents.labels import bold, bold_labels, strip_markup
+from consoleagent.documents.model import FieldSpec, Step, Table
+from consoleagent.documents.sections import Section, special
+from consoleagent.documents.steps import annotate, attach_stray, is_action, item_step, labelled_value, reannotate
+
+_SAVE = re.compile(r"^(save|ok|create|apply|submit|confirm|finish|done|add|import|export|backup|restore|run|start|"
+                   r"register|connect|next)\b", re.I)
+_BUTTON_ITEM = re.compile(r"^\s*(?:click|press|tap|select)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+(?:button|icon)\b", re.I)
+_TAB_CLICK = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*[^*]+\*\*\s+tab\b", re.I)
+_CLICKED = re.compile(r"\bclick\s+(?:on\s+)?(?:the\s+)?\*\*([^*]+)\*\*", re.I)
+_TAB_NAMED = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
+_DIALOG = re.compile(r"\b(?:[Uu]se|[Oo]pen)\s+the\s+(?:\*\*(?P<bold>[^*]+)\*\*|(?P<plain>[A-Z][\w -]{0,40}?))\s+dialog\b")
+_TITLE_DIALOG = re.compile(r"^(?P<name>.+?)\s+(?:dialog(?: box)?|window|wizard|page)$", re.I)
+def _body(preamble: list[Block], sections: list[Section]) -> list[Block]:
+    """The blocks that may hold steps: the preamble and every section that is not context, result or aside."""
+    body = list(preamble)
+    for section in sections:
+        if not special(section.heading):
+            body.append(Block("heading", section.line, text=section.heading, level=section.level))
+            body += section.blocks
+    return body
+
+
+def list_steps(body: list[Block], source: str) -> list[Step]:
+    """Numbered lists of instructions anywhere in the body, as steps (stray blocks attach to the step above)."""
+    steps: list[Step] = []
+    for block in body:
+        if block.kind == "list" and block.ordered and _mostly_actions(block):
+            steps += [item_step(item, len(steps) + i, source) for i, item in enumerate(block.items, 1)]
+        elif steps and block.kind in ("table", "note"):
+            attach_stray(steps[-1], block, source)
+    return steps
+
+
+def _mostly_actions(block: Block) -> bool:
+    texts = block.plain_items()
+    return bool(texts) and 2 * sum(is_action(t) for t in texts) >= len(texts)
+
+
+@dataclass
+class _Walk:
+    """The state of reading a page of prose or reference text block by block."""
+
+    source: str
+    steps: list[Step] = field(default_factory=list)
+    intro: Block | None = None  # "Use the fields in the *General* tab to ...:" waiting for its list
+    intro_used: bool = False  # the intro was itself an action step ("Click the *X* tab to continue. Use the fields ...")
+    group: str | None = None
+    save: Step | None = None  # the save button of a button legend ("Click the *Save* button to save work.")
+    fills: int = 0
+    described: int = 0  # fields the page describes without giving a value ("Use the *Name* field to ...")
+    notes: list[str] = field(default_factory=list)
+
+
+def prose_steps(body: list[Block], source: str) -> tuple[list[Step], bool, list[str]]:
+    """Steps of a tutorial or a reference page, whether any field was described, and loose notes."""
+    walk = _Walk(source)
+    for block in body:
+        if walk.save is not None:  # after the dialog's button legend the page talks about something else
+            break
+        if block.kind == "heading":  # a new section: its fields are not the previous tab's
+            walk.group, walk.intro = None, None
+        elif block.kind == "paragraph":
+            _paragraph(walk, block)
+        elif block.kind == "list":
+            _list(walk, block)
+        elif block.kind == "table" and block.table is not None:
+            _table(walk, block.table, block.line)
+        elif block.kind == "note":
+            (walk.steps[-1].notes if walk.steps else walk.notes).append(block.text)
+    if walk.save is not None and (not walk.steps or walk.save.ui_labels[0] not in walk.steps[-1].ui_labels):
+        walk.steps.append(walk.save)
+    return walk.steps, walk.described > 0, walk.notes
+
+
+def _step(walk: _Walk, text: str, line: int, synthesized: bool = False) -> Step:
+    step = Step(number=len(walk.steps) + 1, text=text, line=line, synthesized=synthesized, source=walk.source)
+    annotate(step)
+    walk.steps.append(step)
+    return step
+
+
+def _paragraph(walk: _Walk, block: Block) -> None:
+    text = block.text
+    walk.intro, walk.intro_used = None, False
+    introduces = text.rstrip().endswith(":") or bool(re.search(r"\buse the (?:following )?fields\b", text, re.I))
+    if introduces:
+        walk.intro, walk.group = block, group_label(text) or walk.group
+    spec = described_field(text, block.line, walk.source, walk.group)
+    if spec is not None and not introduces:
+        step = _step(walk, text, block.line)
+        if all(s.label != spec.label for s in step.inputs):
+            step.inputs.append(spec)
+        walk.fills += 1
+        walk.described += 1
+    elif is_action(text):
+        _step(walk, text, block.line)
+        walk.intro_used = introduces
+        tab = _TAB_NAMED.match(text)
+        walk.group = tab.group("label").strip() if tab else walk.group
+
+
+def _list(walk: _Walk, block: Block) -> None:
+    items = [" ".join(b.text for b in item.blocks if b.kind == "paragraph") for item in block.items]
+    buttons = [_BUTTON_ITEM.match(t) for t in items]
+    if items and all(buttons):
+        labels = [m.group("label").strip() for m in buttons if m]
+        saving = next((i for i, label in enumerate(labels) if _SAVE.match(label)), None)
+        if saving is not None:
+            walk.save = Step(number=0, text=f"Click **{labels[saving]}**.", line=block.items[saving].line,
+                             synthesized=True, source=walk.source)
+            annotate(walk.save)
+        walk.intro = None
+        return
+    specs = [_item_field(walk, item) for item in block.items]
+    if any(specs):
+        _fill_step(walk, block, specs)
+    elif block.ordered or all(is_action(t) for t in items if t):
+        for item in block.items:
+            if is_action(" ".join(b.text for b in item.blocks if b.kind == "paragraph")):
+                step = item_step(item, len(walk.steps) + 1, walk.source)
+                walk.steps.append(step)
+    walk.intro = None
+
+
+def _item_field(walk: _Walk, item: Item) -> FieldSpec | None:
+    text = " ".join(b.text for b in item.blocks if b.kind == "paragraph")
+    spec = labelled_value(text, item.line, walk.source) or described_field(text, item.line, walk.source, walk.group)
+    if spec is None:
+        return None
+    for nested in (b for b in item.blocks if b.kind == "list"):  # "Select *Custom* to ...": the field's options
+        options = [label for t in nested.plain_items() for label in bold_labels(t)[:1]]
+        if spec.value is not None:
+            spec.value.options = list(dict.fromkeys(spec.value.options + options))
+    return spec
+
+
+def _fill_step(walk: _Walk, block: Block, specs: list[FieldSpec | None]) -> None:
+    """One step for a group of described fields, one sub-step per field (actions among them stay sub-steps)."""
+    if walk.intro is not None and not walk.intro_used:
+        text, line, synthesized = walk.intro.text, walk.intro.line, False
+    else:
+        where = f" of {bold(walk.group)}" if walk.group else ""
+        text, line, synthesized = f"Fill in the fields{where}.", block.line, True
+    previous = walk.steps[-1] if walk.steps else None
+    if synthesized and previous is not None and previous.synthesized and previous.text == text:
+        step = previous  # the same tab's fields, split by an image or a paragraph: one step
+    else:
+        step = Step(number=len(walk.steps) + 1, text=text, line=line, synthesized=synthesized, source=walk.source)
+        annotate(step)
+        walk.steps.append(step)
+    for item, spec in zip(block.items, specs):
+        paragraphs = [b.text for b in item.blocks if b.kind == "paragraph"]
+        sub = Step(number=len(step.substeps) + 1, text="\n".join(paragraphs), line=item.line, source=walk.source)
+        annotate(sub)
+        if spec is not None:
+            sub.expected = []  # "... called when a function is created": what the field is for, not a result
+            sub.inputs = [spec] + [s for s in sub.inputs if s.label.casefold() != spec.label.casefold()]
+            if spec.value is not None and spec.value.typed and (spec.label, spec.value.text) not in sub.fields:
+                sub.fields.append((spec.label, spec.value.text))
+        sub.notes += [b.text for b in item.blocks if b.kind == "note"]
+        if spec is not None or is_action(sub.text):
+            sub.number = len(step.substeps) + 1
+            step.substeps.append(sub)
+    walk.fills += sum(1 for s in specs if s)
+    walk.described += sum(1 for s in specs if s is not None and (s.value is None or s.value.kind == "instruction")
+                          and s.control is not None)
+
+
+def _table(walk: _Walk, table: Table, line: int) -> None:
+    """A parameter table belongs to the step that introduced it, or is a fill step of its own."""
+    if walk.steps and not walk.steps[-1].synthesized and (walk.intro is None or walk.intro_used):
+        walk.steps[-1].tables.append(table)
+        reannotate(walk.steps[-1])
+    elif table.parameters():
+        text = walk.intro.text if walk.intro is not None else "Configure the parameters."
+        step = _step(walk, text, walk.intro.line if walk.intro is not None else line, synthesized=walk.intro is None)
+        step.tables.append(table)
+        annotate(step)
+    walk.fills += len(table.parameters())
+    walk.intro = None
+
+
+def dialog_name(title: str, blocks: list[Block]) -> str | None:
+    """The dialog a reference page describes: "Use the *Cast* dialog to ..." or a title "Cast Dialog"."""
+    found = [m for m in (_DIALOG.search(b.text) for b in blocks if b.kind == "paragraph") if m]
+    marked = next((m.group("bold") for m in found if m.group("bold")), None)
+    titled = _TITLE_DIALOG.match(strip_markup(title))
+    plain = next((m.group("plain") for m in found if m.group("plain")), None)
+    name = marked or (titled.group("name") if titled else None) or plain
+    return name.strip() if name else None
+
+
+def _opens(steps: list[Step]) -> bool:
+    """Whether the page says how to get where its fields are: a console, a path, or an action before the first field."""
+    for step in steps:
+        if step.inputs or any(sub.inputs for sub in step.substeps):
+            return False
+        if step.console or step.navigation or (is_action(step.text) and not _TAB_CLICK.match(step.text)):
+            return True
+    return False
+
+
+def _saves(step: Step) -> bool:
+    """Whether a step ends the dialog: it clicks a save-like button ("Click **Save**", "click the *OK* button")."""
+    return any(_SAVE.match(m.group(1)) for m in _CLICKED.finditer(step.text))
+
+
+def _save_step(blocks: list[Block], line: int, source: str) -> Step:
+    """The save button of the page's button legend wherever it is (pgAdmin keeps it under "Example"), else a
+    step that says to save without knowing the button (``find``)."""
+    walk = _Walk(source)
+    for block in blocks:
+        if block.kind == "list":
+            _list(walk, block)
+    if walk.save is not None:
+        return walk.save
+    step = Step(number=0, text="Save the dialog.", line=line, synthesized=True, find="the dialog's save button",
+                source=source)
+    annotate(step)
+    return step
+
+
+def _open_step(name: str | None, line: int, source: str) -> Step:
+    target = f"{name} dialog" if name else "the page the fields are on"
+    text = f"Open the {bold(name)} dialog." if name else "Open the page that shows these fields."
+    step = Step(number=1, text=text, line=line, synthesized=True, find=target, source=source)
+    annotate(step)
+    return step
+
+
+def implicit_procedure(title: str, title_line: int, preamble: list[Block], sections: list[Section],
+                       source: str) -> tuple[list[Step], str, list[str]]:
+    """Steps of a page with no Procedure section, its shape, and its loose notes ([] steps: nothing to do)."""
+    body = _body(preamble, sections)
+    steps = list_steps(body, source)
+    if steps:
+        return steps, "steps", []
+    steps, described, notes = prose_steps(body, source)
+    if not steps:
+        return [], "prose", notes
+    if described and not _opens(steps):
+        steps.insert(0, _open_step(dialog_name(title, body), title_line or steps[0].line, source))
+    if described and not _saves(steps[-1]):
+        steps.append(_save_step(preamble + [b for s in sections for b in s.blocks], steps[-1].line, source))
+    for number, step in enumerate(steps, 1):
+        step.number = number
+    return steps, "reference" if described else "prose", notes
