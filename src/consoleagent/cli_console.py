@@ -104,3 +104,42 @@ def console_validate(name: str = typer.Argument(..., help="The console: pgadmin.
     if problems:
         raise typer.Exit(1)
     out.print(f"{count} {name} tasks are valid")
+
+
+@console_app.command("check")
+def console_check(
+    name: str = typer.Argument(..., help="The console: pgadmin."),
+    selector: Optional[str] = typer.Argument(None, help="Task ids (globs) or field=value filters; default: all."),
+    state: Optional[Path] = typer.Option(None, help="Attach to the console `console up` started (default: start one)."),
+    out_dir: Path = typer.Option(Path("runs/console-check"), "--out", help="Where the oracle trajectories go."),
+) -> None:
+    """Prove the console's tasks solvable: play each one's oracle in the browser and judge it from the audit log."""
+    from consoleagent.consoles.check import play
+    from consoleagent.consoles.suite import load_backend_tasks
+    from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.suite.catalog import select
+
+    cls = _backend_class(name)
+    state_path = state or (default_state_file(name) if default_state_file(name).exists() else None)
+    backend = cls(state=state_path) if state_path else cls()
+    specs = select(sorted((t.spec for t in load_backend_tasks(backend)), key=lambda s: s.id), selector)
+    if not specs:
+        err.print(f"[red]no {name} task matches {selector!r}[/red]")
+        raise typer.Exit(2)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = ConsoleEnv(backend, EnvConfig())
+    passed = 0
+    try:
+        for spec in specs:
+            result = play(backend, env, spec, trajectory=out_dir / f"{spec.id}.jsonl")
+            passed += result.passed
+            verdict = result.verdict.explain() if result.verdict else result.cause
+            out.print(f"{'[green]PASS[/green]' if result.passed else '[red]FAIL[/red]'} {spec.id} ({result.status}, "
+                      f"{result.steps} steps, {result.seconds:.0f} s)")
+            if not result.passed:
+                out.print(f"  {verdict}", markup=False)
+    finally:
+        env.close()
+    out.print(f"{passed}/{len(specs)} tasks solved by their oracle")
+    if passed < len(specs):
+        raise typer.Exit(1)

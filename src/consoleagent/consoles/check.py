@@ -54,6 +54,8 @@ def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path 
     from consoleagent.runner import run_episode
 
     started = time.monotonic()
+    if trajectory is not None and trajectory.exists():
+        trajectory.unlink()  # an earlier check's: this run replaces it
     episode = backend.begin_episode(spec.id, spec.requirements)
     try:
         task = spec.to_task(backend.documents_root)

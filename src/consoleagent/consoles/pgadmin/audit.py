@@ -182,10 +182,10 @@ def _utility_record(row: tuple[Any, ...], account_id: str) -> dict[str, Any]:
     pid, command, arguments, logdir, start_time, end_time, exit_code, server_id = row
     status = _job_status(logdir)
     exit_code = exit_code if exit_code is not None else status.get("exit_code")
-    try:
+    try:  # pgAdmin 9.18 stores the argument list comma-separated; older releases stored JSON
         args = json.loads(arguments) if arguments else []
     except ValueError:
-        args = [arguments]
+        args = str(arguments).split(",")
     utility = Path(str(command)).name
     error = None if exit_code == 0 else "running" if exit_code is None else f"exit {exit_code}"
     return {

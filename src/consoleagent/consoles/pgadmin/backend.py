@@ -122,11 +122,14 @@ class PgAdminBackend:
         return Credentials("", "", extra={"account_id": self.account_id, "since": utc_now()})
 
     def login(self, page: Any, credentials: Credentials) -> None:
-        """Present the desktop key once (it becomes a cookie), then wait out the splash.
+        """Hand the browser the desktop key as pgAdmin's own cookie (never in a URL, so it stays out of
+        observations and trajectories), open the Object Explorer and wait out the splash.
 
         pgAdmin's first page load parses megabytes of script: on a loaded machine it takes a minute,
-        so the timeouts are generous; later loads in the same browser context come from its cache."""
-        page.goto(f"{self.base_url}/?key={self.server.key}", timeout=180_000, wait_until="domcontentloaded")
+        so the timeouts are generous. Tasks start at ``/browser/#tree``: the same document, so the
+        environment's navigation to the start page does not load pgAdmin a second time."""
+        page.context.add_cookies([{"name": "PGADMIN_INT_KEY", "value": self.server.key, "url": self.base_url}])
+        page.goto(f"{self.base_url}/browser/", timeout=180_000, wait_until="load")
         self.wait_ready(page, timeout_s=180.0)
 
     def is_signed_out(self, url: str) -> bool:
@@ -169,11 +172,27 @@ class PgAdminBackend:
             cluster.execute(f'DROP ROLE IF EXISTS "{role}"')
         cluster.execute(f'CREATE DATABASE "{WORK_DATABASE}" TEMPLATE template1')
         self._reset_registrations()
+        self._disconnect_servers()
         if self.server is not None:  # files an episode wrote or was given (backups, CSVs) go too
             for item in self.server.storage_dir.iterdir():
                 if item.is_file():
                     item.unlink()
         return time.monotonic() - started
+
+    def _disconnect_servers(self) -> None:
+        """Every episode starts with the registered servers disconnected, as pgAdmin starts: its
+        connections are shared by every browser session of the desktop user, so otherwise the tree
+        would open differently after an episode that connected."""
+        if self.server is None:
+            return
+        from consoleagent.consoles.pgadmin.rest import PgAdminRest, PgAdminRestError
+
+        rest = PgAdminRest(self.base_url, self.server.key)
+        for server in self.server.servers():
+            try:
+                rest.call("DELETE", f"/browser/server/connect/1/{server.id}")
+            except PgAdminRestError:
+                pass  # not connected (or a group other than the first): nothing to undo
 
     def _drop_subscriptions(self, database: str = WORK_DATABASE) -> None:
         """DROP DATABASE refuses while subscriptions exist; detach each from its slot and drop it."""

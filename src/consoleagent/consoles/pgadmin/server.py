@@ -137,8 +137,10 @@ class PgAdminServer:
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PGADMIN_", "PYTHON", "VIRTUAL_ENV"))}
+        # HOME: desktop mode resolves a bare file name (a backup's "demo.backup") against the home
+        # folder; pointing it at the storage folder keeps every file an episode writes in the scratch.
         env.update(CONFIG_DISTRO_FILE_PATH=str(self.config_path), PGADMIN_SERVER_MODE="OFF",
-                   PGADMIN_INT_PORT=str(self.port), PGADMIN_INT_KEY=self.key)
+                   PGADMIN_INT_PORT=str(self.port), PGADMIN_INT_KEY=self.key, HOME=str(self.storage_dir))
         return env
 
     def _setup(self, *args: str) -> None:
