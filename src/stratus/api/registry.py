@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from stratus.api.context import CallContext
@@ -21,6 +21,28 @@ class ApiRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     RegionId: str | None = None
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        """No parameter may hold a NUL character: PostgreSQL refuses it in any text column (a 500 there)."""
+        if _holds_nul(value):
+            raise ValueError("must not contain the NUL character (\\u0000)")
+        return value
+
+
+def _holds_nul(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 32:  # bodies nest at most 16 levels (api.body); this only bounds the walk
+        return False
+    if isinstance(value, BaseModel):
+        value = value.__dict__
+    if isinstance(value, dict):
+        return any(_holds_nul(k, depth + 1) or _holds_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return any(_holds_nul(v, depth + 1) for v in value)
+    return False
 
 
 class CreateRequest(ApiRequest):
