@@ -1,5 +1,5 @@
 # The two commands of the README. Each sets up what is missing on a fresh Debian machine first.
-.PHONY: verify demo test bench clean
+.PHONY: verify demo test bench train clean
 
 PYTEST_ARGS ?= -n 2
 
@@ -21,6 +21,12 @@ bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENC
 	@scripts/bootstrap.sh test
 	.venv/bin/python bench/bench_api.py
 	.venv/bin/python bench/bench_snapshot.py
+
+train:  ## reproduce the ranker's trained head: oracle collection → listwise SFT → GRPO (CPU; see docs/training.md)
+	@scripts/bootstrap.sh test,train
+	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --out runs/collect
+	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft.yaml
+	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo.yaml
 
 clean:
 	rm -rf .venv stratus-demo.db* .pytest_cache verify-report

@@ -20,6 +20,7 @@ err = Console(stderr=True)
 CONFIG_HELP = "YAML file whose keys are the run config's fields (see configs/train/)."
 SET_HELP = "key=value for any config field, repeatable; the value is read as YAML (e.g. --set lora='{r: 8, alpha: 16}')."
 RESUME_HELP = "Continue from a checkpoint directory, or 'last' for the newest one under the output directory."
+POLICY_HELP = "hf (a causal LM that writes its actions) or ranker (scores candidate actions with the packaged encoder)."
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:
@@ -60,9 +61,18 @@ def sft(
     batch_size: Optional[int] = typer.Option(None, help="Samples per device step."),
     resume: Optional[str] = typer.Option(None, help=RESUME_HELP),
     set_: list[str] = typer.Option([], "--set", help=SET_HELP),
+    policy: str = typer.Option("hf", "--policy", help=POLICY_HELP),
 ) -> None:
-    """Supervised fine-tuning with TRL's SFTTrainer (loss on the completion only; LoRA optional)."""
+    """Supervised fine-tuning: TRL's SFTTrainer for hf (loss on the completion only; LoRA optional); a
+    listwise loss over each step's candidates for the ranker (--train is then a collection directory)."""
     from consoleagent.training.sft import SFTRunConfig, run_sft
+
+    if policy == "ranker":
+        _ranker_sft(config, model, train_file, output_dir, epochs, max_steps, learning_rate, batch_size, resume, set_)
+        return
+    if policy != "hf":
+        err.print(f"[red]--policy {policy!r}: train sft knows hf and ranker[/red]")
+        raise typer.Exit(2)
 
     flags = {"model": model, "train_file": str(train_file) if train_file else None, "val_file": str(val_file) if val_file else None,
              "output_dir": str(output_dir) if output_dir else None, "epochs": epochs, "max_steps": max_steps,
@@ -83,6 +93,34 @@ def sft(
     out.print(f"model: {metrics['final_model']}; metrics: {Path(run_config.output_dir) / 'metrics.json'}")
 
 
+def _ranker_sft(config: Optional[Path], model: Optional[str], train_file: Optional[Path], output_dir: Optional[Path],
+                epochs: Optional[float], max_steps: Optional[int], learning_rate: Optional[float],
+                batch_size: Optional[int], resume: Optional[str], set_: list[str]) -> None:
+    from consoleagent.training.ranker_sft import RankerSFTConfig, run_ranker_sft
+
+    if max_steps or resume:
+        err.print("[red]train sft --policy ranker: --max-steps and --resume do not apply (a run takes minutes; use --epochs)[/red]")
+        raise typer.Exit(2)
+    flags = {"model": model, "collection": str(train_file) if train_file else None,
+             "output_dir": str(output_dir) if output_dir else None, "epochs": int(epochs) if epochs else None,
+             "learning_rate": learning_rate, "batch_size": batch_size}
+    run_config = _load(RankerSFTConfig, config, flags, set_)
+    try:
+        metrics = run_ranker_sft(run_config)
+    except (ValueError, FileNotFoundError) as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    final, base = metrics["final"], metrics["base"]
+    out.print(f"ranker SFT done: {metrics['examples'].get('train', 0)} train / {metrics['examples'].get('val', 0)} val steps "
+              f"(val documents: {', '.join(metrics['val_documents']) or 'none'}); features {metrics['features_seconds']} s, "
+              f"training {metrics['train_seconds']} s")
+    for split in ("train", "val"):
+        if final[split]:
+            out.print(f"top-1 accuracy on {split}: {base[split]['accuracy']:.1%} (base encoder) → {final[split]['accuracy']:.1%}; "
+                      f"loss {base[split]['loss']} → {final[split]['loss']}")
+    out.print(f"model: {metrics['final_model']}; metrics: {Path(run_config.output_dir) / 'metrics.json'}")
+
+
 @train_app.command("grpo")
 def grpo(
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
@@ -98,14 +136,15 @@ def grpo(
     learning_rate: Optional[float] = typer.Option(None, "--lr", help="Learning rate."),
     resume: Optional[str] = typer.Option(None, help=RESUME_HELP),
     set_: list[str] = typer.Option([], "--set", help=SET_HELP),
+    policy: Optional[str] = typer.Option(None, "--policy", help=POLICY_HELP),
 ) -> None:
-    """Step-level GRPO against an in-process stratus in Chromium, with audit-log rewards."""
+    """Step-level GRPO against an in-process stratus in Chromium, with audit-log rewards (hf or ranker)."""
     from consoleagent.suite.catalog import SelectorError
     from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, StepGRPOTrainer
 
     flags = {"model": model, "output_dir": str(output_dir) if output_dir else None, "tasks": tasks, "val_tasks": val_tasks,
              "steps": steps, "tasks_per_step": tasks_per_step, "group_size": group_size, "temperature": temperature,
-             "beta": beta, "learning_rate": learning_rate, "resume_from": resume}
+             "beta": beta, "learning_rate": learning_rate, "resume_from": resume, "policy": policy}
     run_config = _load(GRPORunConfig, config, flags, set_)
     try:
         trainer = StepGRPOTrainer(run_config)

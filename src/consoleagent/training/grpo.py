@@ -10,10 +10,17 @@ One training step:
 4. advantages: per task, then over the batch (``advantages.group_advantages``); zero-variance
    groups are counted;
 5. every step of an episode becomes one training sample (its own prompt and the completion the
-   policy generated, ``HFPolicy.turns``), carrying the episode's advantage on every action token;
+   policy generated, ``HFPolicy.turns``; for the ranker, the candidates' features and the chosen
+   index, ``RankerPolicy.turns``), carrying the episode's advantage on every action token;
 6. old-policy and reference log-probs computed once; ``updates_per_step`` optimiser steps of the
    clipped surrogate with a KL penalty, aggregated over all action tokens of the batch;
 7. log, checkpoint, validate every N steps (greedy success rate on the val tasks), keep the best.
+
+Any policy that exposes the log-probabilities of its chosen actions trains here: ``policy: hf`` (a
+causal LM: the action tokens are the completion's) or ``policy: ranker`` (a choice among candidate
+actions: one action "token", the chosen index; ``training.ranker_grpo.RankerBackend``). Only the
+model-specific parts (loading, log-probs, saving) differ; rollouts, rewards, advantages, the
+clipped loss, validation and checkpoints are shared.
 
 Why not TRL's ``GRPOTrainer``: it samples one completion per prompt from a dataset and, for agents,
 treats a multi-turn episode as one growing conversation whose tokens are all trained together.
@@ -47,7 +54,8 @@ CURVE_METRICS = ("reward_mean", "success", "val_success", "loss", "kl", "clip_fr
 class GRPORunConfig:
     """What ``consoleagent train grpo`` runs (YAML keys are these field names)."""
 
-    model: str = ""  # the SFT model directory (``final/`` of ``train sft``)
+    model: str = ""  # the SFT model directory (``final/`` of ``train sft``); the ranker: its head, or "" for the base
+    policy: str = "hf"  # hf (a causal LM generating actions) | ranker (scores candidate actions)
     output_dir: str = "runs/grpo"
     tasks: str = "split=train"  # task selector (``consoleagent tasks list --tasks ...``) to train on
     val_tasks: str | None = "split=val"  # validated every ``val_every`` steps; None: no validation
@@ -78,11 +86,14 @@ class GRPORunConfig:
     keep_checkpoints: int = 2
     seed: int = 0
     time_scale: float = 50.0  # the in-process stratus's virtual seconds per real second
+    console: str = "stratus"  # the console backend (consoleagent.consoles) or a console YAML file
     generator: str = "auto"  # auto | transformers | vllm (vLLM: only with a GPU and the package installed)
     resume_from: str | None = None  # a checkpoint directory, or "last"
 
     def validate(self) -> None:
-        if not self.model:
+        if self.policy not in ("hf", "ranker"):
+            raise ValueError(f"GRPO config: policy must be hf or ranker, not {self.policy!r}")
+        if not self.model and self.policy == "hf":
             raise ValueError("GRPO config: missing model")
         for name in ("steps", "tasks_per_step", "group_size", "updates_per_step", "micro_batch", "val_every", "save_every"):
             if getattr(self, name) < 1:
@@ -163,13 +174,17 @@ class EpisodeOutcome:
 
 @dataclass
 class StepSample:
-    """One step of one episode: a prompt, the generated completion, and the episode's advantage."""
+    """One step of one episode: a prompt, the generated completion, and the episode's advantage.
+
+    A ranker step has no token ids: ``completion_ids`` is ``[chosen index]`` (one action "token") and
+    ``turn`` holds the recorded choice (``RankerTurn``) that the backend re-scores."""
 
     prompt_ids: list[int]
     completion_ids: list[int]
     advantage: float
     old_logps: Any = None
     ref_logps: Any = None
+    turn: Any = None
 
 
 def step_samples(episodes: list[EpisodeOutcome], advantages: list[float | None]) -> list[StepSample]:
@@ -178,7 +193,12 @@ def step_samples(episodes: list[EpisodeOutcome], advantages: list[float | None])
     for episode, advantage in zip(episodes, advantages):
         if advantage is None:
             continue
-        samples += [StepSample(list(t.prompt_ids), list(t.completion_ids), advantage) for t in episode.turns if t.completion_ids]
+        for t in episode.turns:
+            if hasattr(t, "completion_ids"):
+                if t.completion_ids:
+                    samples.append(StepSample(list(t.prompt_ids), list(t.completion_ids), advantage))
+            else:  # a choice among candidates (the ranker)
+                samples.append(StepSample([], [int(t.chosen)], advantage, turn=t))
     return samples
 
 
@@ -258,6 +278,7 @@ class StepGRPOTrainer:
         self._world: Any = None
         self._current: Any = None  # the policy of the episode running now (its turns are read after)
         self._next_policy: dict[str, Any] = {}
+        self.backend: Any = None  # the ranker's RankerBackend; None for the hf policy (the code below)
         self.last_episodes: list[EpisodeOutcome] = []  # the latest step's rollouts (inspection, tests)
 
     def _load(self, selector: str | None) -> list[Any]:
@@ -271,13 +292,36 @@ class StepGRPOTrainer:
 
     def setup_model(self) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-        from trl.trainer.utils import disable_dropout_in_model
 
         random.seed(self.config.seed)
         torch.manual_seed(self.config.seed)
         self.accelerator = fp32_accelerator(cpu=not torch.cuda.is_available())
         resume = self._resume_path()
+        if self.config.policy == "ranker":
+            self._setup_ranker(resume)
+        else:
+            self._setup_hf(resume)
+        if resume:
+            self._restore(resume)
+
+    def _setup_ranker(self, resume: Path | None) -> None:
+        """The ranker's head (trainable), its frozen reference, and rollouts over the head in memory."""
+        import torch
+
+        from consoleagent.training.ranker_grpo import RankerBackend
+
+        self.backend = RankerBackend(self.config.model or None)
+        self.tokenizer, self.system = None, None
+        head, self.reference = self.backend.load(resume)
+        optimizer = torch.optim.AdamW(head.parameters(), lr=self.config.learning_rate, weight_decay=self.config.weight_decay)
+        self.model, self.optimizer = self.accelerator.prepare(head, optimizer)
+        self.generator = self.backend.generator(self.accelerator.unwrap_model(self.model))
+
+    def _setup_hf(self, resume: Path | None) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from trl.trainer.utils import disable_dropout_in_model
+
         self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
         self.system = model_system_prompt(self.config.model)
         if self.tokenizer.pad_token is None:
@@ -304,8 +348,6 @@ class StepGRPOTrainer:
         self.model, self.optimizer = self.accelerator.prepare(model, optimizer)
         if self.reference is not None:
             self.reference = self.reference.to(self.accelerator.device)
-        if resume:
-            self._restore(resume)
         self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer,
                                           self.system)
 
@@ -337,27 +379,20 @@ class StepGRPOTrainer:
     # -- the world ----------------------------------------------------------------------------
 
     def start_world(self) -> None:
-        """An in-process stratus (fresh each run: the world is rebuilt, the checkpoint carries over) and one worker."""
-        from consoleagent.adapters.stratus import StratusAdapter
+        """The console (``config.console``, a backend started fresh each run: the world is rebuilt, the
+        checkpoint carries over) and one worker, through the one world starter the benchmark uses."""
         from consoleagent.bench.episodes import build_worker
-        from consoleagent.provisioning.pool import AccountPool
-        from consoleagent.provisioning.sources import StratusAccountSource
+        from consoleagent.consoles import resolve_backend
+        from consoleagent.consoles.world import start_world
 
         world = self.out / "world"
-        shutil.rmtree(world, ignore_errors=True)
-        world.mkdir(parents=True)
-        self._server = StratusAdapter(time_scale=self.config.time_scale, database_url=f"sqlite:///{world / 'stratus.db'}")
-        self._server.start()
-        url, token = self._server.base_url, self._server.admin_token
-        pool = AccountPool(world / "pool.db", StratusAccountSource(url, token))
-        pool.fill(2)
-        pool.close()
+        options = {"time_scale": self.config.time_scale} if self.config.console == "stratus" else {}
+        self._server = resolve_backend(self.config.console, **options)
+        start_world(self._server, world, slots=1)
         tasks = self.train_specs + [s for s in self.val_specs if s not in self.train_specs]
         deadline = self.config.episode_timeout_s or max(t.time_limit_s for t in tasks) + 120.0
-        self._world = build_worker(console_url=url, admin_token=token, pool_path=world / "pool.db",
-                                   snapshots_path=world / "snapshots.json", tasks=tasks, policy="hf",
+        self._world = build_worker(backend=self._server, world=world, tasks=tasks, policy=self.config.policy,
                                    episode_deadline_s=deadline, playwright=self.playwright, lease_ttl_s=deadline + 300.0,
-                                   delivery_delay_s=self._server.runtime.settings.audit_delivery_delay / self.config.time_scale,
                                    make_policy=self._make_policy)
 
     def _make_policy(self, spec: Any) -> Any:
@@ -377,7 +412,7 @@ class StepGRPOTrainer:
     def _episode_spec(self, task_spec: Any, run_index: int) -> Any:
         from consoleagent.bench.episodes import episode_specs
 
-        spec = episode_specs([task_spec], 1)[0]
+        spec = episode_specs([task_spec], 1, self._server.documents_root if self._server else None)[0]
         task = spec.task
         if self.config.max_episode_steps:
             task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps), meta=task.meta)
@@ -417,6 +452,14 @@ class StepGRPOTrainer:
         size = self.config.micro_batch
         return [samples[i:i + size] for i in range(0, len(samples), size)]
 
+    def _logps(self, model: Any, chunk: list[StepSample], with_entropy: bool = False) -> tuple[Any, Any, Any, int]:
+        """``(logps, mask, entropy, k)`` of each sample's action tokens (the last ``k`` positions)."""
+        if self.backend is not None:
+            return self.backend.logps(model, chunk, self.config.temperature, with_entropy)
+        batch = batch_tensors(chunk, self.tokenizer.pad_token_id, self.accelerator.device)
+        logps, entropy = token_logps(model, batch, self.config.temperature, with_entropy=with_entropy)
+        return logps, batch["mask"], entropy, batch["k"]
+
     def compute_fixed_logps(self, samples: list[StepSample]) -> None:
         """The old policy's and the reference's log-probs, once, before any update of this step."""
         import torch
@@ -424,15 +467,16 @@ class StepGRPOTrainer:
         model = self.model
         with torch.no_grad():
             for chunk in self._micro_batches(samples):
-                batch = batch_tensors(chunk, self.tokenizer.pad_token_id, self.accelerator.device)
-                old, _ = token_logps(model, batch, self.config.temperature)
+                old, _, _, _ = self._logps(model, chunk)
                 ref = None
                 if self.config.beta > 0:
-                    if self.config.lora is not None:
+                    if self.backend is not None:
+                        ref, _, _, _ = self._logps(self.reference, chunk)
+                    elif self.config.lora is not None:
                         with self.accelerator.unwrap_model(model).disable_adapter():
-                            ref, _ = token_logps(model, batch, self.config.temperature)
+                            ref, _, _, _ = self._logps(model, chunk)
                     else:
-                        ref, _ = token_logps(self.reference, batch, self.config.temperature)
+                        ref, _, _, _ = self._logps(self.reference, chunk)
                 for i, sample in enumerate(chunk):
                     n = len(sample.completion_ids)
                     sample.old_logps = old[i, -n:].detach()
@@ -448,12 +492,11 @@ class StepGRPOTrainer:
         for _ in range(self.config.updates_per_step):
             self.optimizer.zero_grad(set_to_none=True)
             for chunk in self._micro_batches(samples):
-                batch = batch_tensors(chunk, self.tokenizer.pad_token_id, self.accelerator.device)
-                logps, entropy = token_logps(self.model, batch, self.config.temperature, with_entropy=True)
-                old = _right_aligned([s.old_logps for s in chunk], batch["k"], logps)
-                ref = _right_aligned([s.ref_logps for s in chunk], batch["k"], logps) if self.config.beta > 0 else None
+                logps, mask, entropy, k = self._logps(self.model, chunk, with_entropy=True)
+                old = _right_aligned([s.old_logps for s in chunk], k, logps)
+                ref = _right_aligned([s.ref_logps for s in chunk], k, logps) if self.config.beta > 0 else None
                 advantages = torch.tensor([s.advantage for s in chunk], device=logps.device)
-                parts = grpo_token_loss(logps, old, ref, advantages, batch["mask"], clip_eps=self.config.clip_eps,
+                parts = grpo_token_loss(logps, old, ref, advantages, mask, clip_eps=self.config.clip_eps,
                                         beta=self.config.beta, total_tokens=total)
                 self.accelerator.backward(parts.loss)
                 share = parts.tokens / total
@@ -462,7 +505,7 @@ class StepGRPOTrainer:
                 sums["clip_fraction"] += parts.clip_fraction * share
                 sums["ratio"] += parts.ratio_mean * share
                 with torch.no_grad():
-                    sums["entropy"] += float((entropy * batch["mask"]).sum()) / total
+                    sums["entropy"] += float((entropy * mask).sum()) / total
             norm = self.accelerator.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
             sums["grad_norm"] += float(norm)
             self.optimizer.step()
@@ -490,6 +533,8 @@ class StepGRPOTrainer:
                                "env_errors": sum(o.status == "env_error" for o in episodes),
                                "excluded": len(episodes) - len(kept), "groups": result.groups,
                                "zero_variance_groups": result.zero_variance_groups,
+                               "zero_variance_share": (round(result.zero_variance_groups / result.groups, 4)
+                                                       if result.groups else None),
                                "reward_mean": _mean([o.reward for o in kept]),
                                "success": _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept]),
                                "episode_len": _mean([float(len(o.turns)) for o in kept]),
@@ -540,6 +585,13 @@ class StepGRPOTrainer:
         import copy
 
         model = self.accelerator.unwrap_model(self.model)
+        if self.backend is not None:
+            tmp = path.with_name(path.name + ".tmp")
+            shutil.rmtree(tmp, ignore_errors=True)
+            self.backend.save(model, tmp, {"step": self.step})
+            shutil.rmtree(path, ignore_errors=True)
+            tmp.rename(path)
+            return path
         if self.config.lora is not None:
             model = copy.deepcopy(model).merge_and_unload()
         tmp = path.with_name(path.name + ".tmp")
@@ -563,8 +615,11 @@ class StepGRPOTrainer:
         path = self.out / f"checkpoint-{self.step}"
         tmp = path.with_name(path.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        self.accelerator.unwrap_model(self.model).save_pretrained(tmp)
-        self._save_tokenizer_and_prompt(tmp)
+        if self.backend is not None:
+            self.backend.save(self.accelerator.unwrap_model(self.model), tmp, {"step": self.step})
+        else:
+            self.accelerator.unwrap_model(self.model).save_pretrained(tmp)
+            self._save_tokenizer_and_prompt(tmp)
         torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
         torch.save({"python": random.getstate(), "torch": torch.get_rng_state()}, tmp / "rng.pt")
         state = {"step": self.step, "best_val": self.best_val, "best_step": self.best_step, "config": asdict(self.config)}

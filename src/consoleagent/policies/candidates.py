@@ -1,0 +1,215 @@
+"""The actions a ranking policy chooses among, built from one Set-of-Mark observation.
+
+A generative policy has to write ``click(57)`` and copy the right id out of the outline; a ranker
+only has to pick, so every action it may take must be listed here, each with a short text an
+encoder can read: the verb, the element's role, its accessible name and the value, e.g. ``type
+textbox "Disk name" value archive-data`` (where it sits, its dialog or table row, is a separate
+feature). Values to type or select come from the goal (names, numbers, sizes, CIDR blocks,
+quoted phrases), the document (bold labels, the example column of parameter tables, swapped for the
+goal's value of the same kind as the documentation follower does), the resources prepared for the
+task, and the options a drop-down listed in an earlier error. Page actions (scroll, back, wait) and
+the terminal ``task_complete`` are always there. Nothing here knows a particular console.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from consoleagent.actions.spec import Action
+from consoleagent.observation.types import Mark, Observation
+from consoleagent.policies.goal_values import IDENTIFIER, SHAPES, GoalValues
+
+TEXT_ROLES = {"textbox", "searchbox", "spinbutton", "textarea"}
+CHOICE_ROLES = {"combobox", "listbox"}
+TOGGLE_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
+PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
+COMPLETE_ACTION = 'task_complete("done")'
+MAX_VALUES = 16
+MAX_LABEL_WORDS = 4  # a bold phrase this short may be a drop-down option ("Instance ID")
+MAX_NAME_CHARS = 60
+
+_BOLD = re.compile(r"\*\*([^*]{1,60})\*\*")
+_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
+TABLE_ROW = re.compile(r"^\|\s*\*\*(?P<label>[^*|]+)\*\*\s*\|.*\|\s*(?P<example>[^|]*?)\s*\|\s*$")
+_RESOURCE_FIELD = re.compile(r"\b\w+=([^,\s]+)")
+_OPTIONS_ERROR = re.compile(r'\[(?P<id>\d+)\] has no option "[^"]*"; its options are: (?P<offered>.*)$', re.S)
+_OFFERED = re.compile(r'"([^"]*)"')
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One action the ranker may choose: its DSL text, what the encoder reads, and what it targets."""
+
+    action: str  # DSL text, e.g. type(65, "archive-data")
+    text: str  # the encoder's text
+    kind: str  # the action's name
+    mark: Mark | None = None
+    value: str | None = None
+
+
+def element_key(mark: Mark) -> tuple[str, str, str]:
+    """What identifies an element across steps (ids are renumbered every step)."""
+    return (mark.role, " ".join(mark.name.split()), mark.context)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def describe(kind: str, mark: Mark | None = None, value: str | None = None) -> str:
+    """The candidate's text: verb, role, name and value (kept short: candidates are many). The
+    element's context (its dialog or table row) is left out on purpose: a row's "Delete" is then one
+    string on every page and every step, encoded once, and whether the row is the goal's resource
+    is a feature of its own (``ranker_features``)."""
+    if mark is None:
+        words = {"scroll": f"scroll the page {value or 'down'}", "back": "go back to the previous page",
+                 "wait": "wait for the page to change", "task_complete": "finish: the goal is reached"}
+        return words.get(kind, kind)
+    parts = [kind, mark.role, f'"{_short(mark.name, MAX_NAME_CHARS)}"' if mark.name else "(unnamed)"]
+    if value is not None:
+        parts.append(f"value {_short(value, MAX_NAME_CHARS)}")
+    return " ".join(parts)
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+
+def goal_values(goal: str) -> list[str]:
+    """Values a goal states: CIDR blocks, addresses, instance types, sizes (and their numbers), names
+    and ids, quoted phrases."""
+    found: list[str] = []
+    for shape in SHAPES:
+        for match in shape.finditer(goal or ""):
+            found.append(match.group(0))
+            number = re.match(r"\d+", match.group(0))
+            if number and number.group(0) != match.group(0):
+                found.append(number.group(0))
+    found += [m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")]
+    found += [m.group(1) for m in _QUOTED.finditer(goal or "")]
+    return found
+
+
+def document_values(goal: str, document: list[str]) -> list[str]:
+    """Parameter-table examples, each swapped for the goal's value of the same kind (``GoalValues``)."""
+    values = GoalValues(goal)
+    found: list[str] = []
+    for step in document:
+        for line in step.splitlines():
+            row = TABLE_ROW.match(line.strip())
+            if row and row.group("example") and row.group("example").casefold() not in ("example", "---"):
+                found.append(values.value_for(row.group("label"), row.group("example").strip("* ")))
+    return found
+
+
+def resource_values(report: str | None) -> list[str]:
+    """The ids and names of the resources prepared for the task (``key=value`` pairs of the report)."""
+    return [m.group(1) for m in _RESOURCE_FIELD.finditer(report or "")]
+
+
+def candidate_values(goal: str, document: list[str], report: str | None = None) -> list[str]:
+    """Distinct values, goal's first (they are what the task is about), at most ``MAX_VALUES``."""
+    ordered = goal_values(goal) + document_values(goal, document) + resource_values(report)
+    cleaned = [" ".join(v.split()) for v in ordered]
+    return list(dict.fromkeys(v for v in cleaned if v))[:MAX_VALUES]
+
+
+def bold_labels(document: list[str]) -> list[str]:
+    """The document's bold phrases: the labels of what it tells a reader to click or choose."""
+    return list(dict.fromkeys(" ".join(m.group(1).split()) for step in document for m in _BOLD.finditer(step)))
+
+
+def offered_options(error: str | None) -> tuple[int, list[str]] | None:
+    """``(element id, options)`` from a select error naming the options a drop-down has."""
+    match = _OPTIONS_ERROR.search(error or "")
+    if not match:
+        return None
+    return int(match.group("id")), _OFFERED.findall(match.group("offered"))
+
+
+# --- candidates -----------------------------------------------------------------------------------
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _for_mark(mark: Mark, values: list[str], options: list[str], labels: list[str]) -> list[Candidate]:
+    if "disabled" in mark.states:
+        return []
+    role = mark.role
+    if role in TEXT_ROLES:
+        return [Candidate(f"type({mark.id}, {_quote(v)})", describe("type", mark, v), "type", mark, v) for v in values]
+    if role in CHOICE_ROLES and mark.tag == "select":
+        choices = list(dict.fromkeys(options + values + labels))
+        return [Candidate(f"select({mark.id}, {_quote(v)})", describe("select", mark, v), "select", mark, v) for v in choices]
+    if role in TOGGLE_ROLES:
+        out = [Candidate(f"click({mark.id})", describe("click", mark), "click", mark)]
+        if role != "radio":
+            verb = "uncheck" if "checked" in mark.states else "check"
+            out.append(Candidate(f"{verb}({mark.id})", describe(verb, mark), verb, mark))
+        return out
+    return [Candidate(f"click({mark.id})", describe("click", mark), "click", mark)]
+
+
+def build_candidates(observation: Observation, values: list[str] | None = None,
+                     options: dict[tuple[str, str, str], list[str]] | None = None) -> list[Candidate]:
+    """Every candidate action for this observation (element actions in mark order, then page ones).
+
+    ``values`` default to ``candidate_values`` of the observation's goal, document and resources
+    (drop-downs also get the document's short bold labels);
+    ``options`` are drop-down options learnt from earlier errors, keyed by ``element_key``."""
+    if values is None:
+        values = candidate_values(observation.goal, observation.document, observation.resource_report)
+    learnt = dict(options or {})
+    offered = offered_options(observation.last_error)
+    if offered:
+        mark = observation.mark(offered[0])
+        if mark is not None:
+            learnt[element_key(mark)] = offered[1]
+    labels = [label for label in bold_labels(observation.document) if len(label.split()) <= MAX_LABEL_WORDS]
+    out: list[Candidate] = []
+    for mark in observation.marks:
+        out += _for_mark(mark, values, learnt.get(element_key(mark), []), labels)
+    for action in PAGE_ACTIONS:
+        kind = action.split("(")[0]
+        value = action.split('"')[1] if '"' in action else None
+        out.append(Candidate(action, describe(kind, None, value), kind, None, value))
+    out.append(Candidate(COMPLETE_ACTION, describe("task_complete"), "task_complete"))
+    return out
+
+
+# --- which candidate a recorded action was --------------------------------------------------------
+
+
+def _norm(value: Any) -> str:
+    return " ".join(str(value).split()).casefold()
+
+
+def match_action(candidates: list[Candidate], action: Action) -> int | None:
+    """The index of the candidate that does what ``action`` did (for supervised labels), or None.
+
+    The same action on the same element with the same value; ``click`` on a toggle also matches a
+    ``check`` of it and the reverse; any answer of ``task_complete`` and any wait length match."""
+    target = action.element_id
+    value = action.arg("text", action.arg("option"))
+    for index, candidate in enumerate(candidates):
+        if candidate.kind == "task_complete" and action.name == "task_complete":
+            return index
+        if candidate.kind == "wait" and action.name == "wait":
+            return index
+        if candidate.kind == "scroll" and action.name == "scroll" and target is None:
+            if _norm(candidate.value) == _norm(action.arg("direction")):
+                return index
+        if candidate.mark is None or candidate.mark.id != target:
+            continue
+        if candidate.kind == action.name and (value is None or _norm(candidate.value) == _norm(value)):
+            return index
+    for index, candidate in enumerate(candidates):  # a toggle clicked where a check was listed, or the reverse
+        if candidate.mark is not None and candidate.mark.id == target and {candidate.kind, action.name} <= {"click", "check", "uncheck"}:
+            return index
+    if action.name == "back":
+        return next((i for i, c in enumerate(candidates) if c.kind == "back"), None)
+    return None

@@ -1,0 +1,198 @@
+"""The ranker: a policy that scores candidate actions instead of generating them.
+
+Every step, ``candidates.build_candidates`` lists what can be done on the page (click each marked
+element, type or select each plausible value, check, scroll, back, wait, finish) and
+``ranker_features.features`` describes each candidate with similarities from the frozen
+all-MiniLM-L6-v2 encoder (bi-encoder: candidates, goal, document lines and past actions are embedded
+separately, and repeated strings come from the encoder's cache) plus exact signals. A small head (a
+linear term plus a two-layer MLP) turns each row into a score; the softmax over the page's
+candidates is the policy. It is greedy at temperature 0 and samples at ``temperature`` > 0 (seeded
+with ``seed + n`` at its n-th choice, like the hf policy), and every choice is recorded in
+``policy.turns`` as ``RankerTurn(features, chosen index)``: GRPO re-scores exactly those rows, so
+the log-probability of a chosen action is ``log_softmax(head(features) / T)[chosen]``.
+
+Without ``model`` the head is the untrained base: the sum of the candidate's similarity to the goal
+and to its best document line (the "base encoder" row of the learning table). ``model=PATH`` loads a
+head trained by ``consoleagent train sft|grpo --policy ranker`` (``ranker.json`` +
+``head.safetensors``, about 20 KB).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from consoleagent.actions.parser import parse_action
+from consoleagent.observation.types import Observation
+from consoleagent.policies.base import Decision
+from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options
+from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features
+
+HEAD_FILE = "head.safetensors"
+CONFIG_FILE = "ranker.json"
+FORMAT = "consoleagent-ranker/1"
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def build_head(hidden: int = 64, n_features: int = N_FEATURES) -> Any:
+    """The scoring head: ``linear(x) + mlp(x)``. The linear part starts as cos_goal + cos_doc and the
+    MLP's output layer at zero, so an untrained head already ranks by the encoder's similarities."""
+    torch = _torch()
+    nn = torch.nn
+
+    class RankerHead(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = nn.Linear(n_features, 1)
+            self.mlp = nn.Sequential(nn.Linear(n_features, hidden), nn.GELU(), nn.Linear(hidden, 1))
+            with torch.no_grad():
+                self.linear.weight.zero_()
+                self.linear.bias.zero_()
+                self.linear.weight[0, COS_GOAL] = 5.0
+                self.linear.weight[0, COS_DOC] = 5.0
+                self.mlp[2].weight.zero_()
+                self.mlp[2].bias.zero_()
+            self.config = {"hidden": hidden, "n_features": n_features}
+
+        def forward(self, rows: Any) -> Any:
+            return (self.linear(rows) + self.mlp(rows)).squeeze(-1)
+
+    return RankerHead()
+
+
+def save_head(head: Any, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
+    """``ranker.json`` (format, sizes, encoder, anything in ``extra``) and ``head.safetensors``."""
+    from safetensors.torch import save_file
+
+    from consoleagent.encoder import MODEL_NAME
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.detach().cpu().contiguous() for k, v in head.state_dict().items()}, str(path / HEAD_FILE))
+    config = {"format": FORMAT, "encoder": MODEL_NAME, **head.config, **(extra or {})}
+    (path / CONFIG_FILE).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def load_head(path: str | Path) -> Any:
+    """A head saved by ``save_head``; a clear error names the folder and what is wrong with it."""
+    from safetensors.torch import load_file
+
+    path = Path(path).expanduser()
+    config_path = path / CONFIG_FILE
+    if not config_path.is_file() or not (path / HEAD_FILE).is_file():
+        raise FileNotFoundError(f"ranker model {path}: needs {CONFIG_FILE} and {HEAD_FILE} (written by train sft --policy ranker)")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{config_path}: not JSON ({exc})") from None
+    if config.get("format") != FORMAT:
+        raise ValueError(f"{config_path}: format {config.get('format')!r}, expected {FORMAT!r}")
+    if config.get("n_features") != N_FEATURES:
+        raise ValueError(f"{config_path}: a head for {config.get('n_features')} features; this version computes {N_FEATURES}")
+    head = build_head(hidden=int(config["hidden"]))
+    head.load_state_dict(load_file(str(path / HEAD_FILE)))
+    head.eval()
+    return head
+
+
+@dataclass
+class RankerTurn:
+    """One choice: the candidates' feature rows and the chosen index (GRPO re-scores these)."""
+
+    features: Any
+    chosen: int
+    logp: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class RankerPolicy:
+    """Choose among candidate actions with the encoder and a head; see the module docstring."""
+
+    def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
+                 history_limit: int = 12, threads: int | None = None) -> None:
+        head = load_head(model) if model else build_head()
+        self._setup(head, name=f"ranker:{Path(model).name if model else 'base'}", temperature=temperature, seed=seed,
+                    history_limit=history_limit, threads=threads)
+
+    @classmethod
+    def from_head(cls, head: Any, *, temperature: float = 0.0, seed: int | None = None, name: str = "ranker:in-memory",
+                  history_limit: int = 12) -> "RankerPolicy":
+        """A policy over a head already in memory (GRPO's current policy)."""
+        policy = cls.__new__(cls)
+        policy._setup(head, name=name, temperature=temperature, seed=seed, history_limit=history_limit, threads=None)
+        return policy
+
+    def _setup(self, head: Any, *, name: str, temperature: float, seed: int | None, history_limit: int,
+               threads: int | None) -> None:
+        from consoleagent.encoder import neural_encoder
+
+        if temperature < 0:
+            raise ValueError(f"ranker: temperature must be >= 0, got {temperature}")
+        if threads:
+            _torch().set_num_threads(threads)
+        self.encoder = neural_encoder()
+        self.head, self.name, self.temperature, self.seed = head, name, temperature, seed
+        self.history_limit = history_limit
+        self._choices = 0
+        self.turns: list[RankerTurn] = []
+        self.reset("", [])
+
+    def reset(self, goal: str, document: list[str] | None = None) -> None:
+        self.context = EpisodeContext.build(goal, list(document or []))
+        self.history: list[str] = []  # texts of the candidates chosen so far
+        self.options: dict[tuple[str, str, str], list[str]] = {}
+        self.turns = []
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def candidates(self, observation: Observation) -> list[Candidate]:
+        offered = offered_options(observation.last_error)
+        if offered and observation.mark(offered[0]) is not None:
+            self.options[element_key(observation.mark(offered[0]))] = offered[1]
+        return build_candidates(observation, options=self.options)
+
+    def score(self, observation: Observation, candidates: list[Candidate]) -> tuple[Any, Any]:
+        """``(features, logits)`` for this step's candidates (no gradient)."""
+        torch = _torch()
+        if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
+            self.context = EpisodeContext.build(observation.goal, observation.document)
+        rows = features(self.encoder, self.context, observation, candidates, self.history[-self.history_limit:],
+                        len(self.history))
+        with torch.no_grad():
+            logits = self.head(rows)
+        return rows, logits
+
+    def choose(self, logits: Any) -> tuple[int, float]:
+        """Greedy at temperature 0, else a seeded sample from softmax(logits / T); with its log-prob."""
+        torch = _torch()
+        if self.temperature <= 0:
+            index = int(torch.argmax(logits))
+            return index, float(torch.log_softmax(logits, dim=0)[index])
+        logps = torch.log_softmax(logits / self.temperature, dim=0)
+        rng = random.Random((self.seed if self.seed is not None else random.randrange(2**31)) * 1_000_003 + self._choices)
+        index = rng.choices(range(len(logps)), weights=logps.exp().tolist())[0]
+        return index, float(logps[index])
+
+    def act(self, observation: Observation) -> Decision:
+        started = time.monotonic()
+        candidates = self.candidates(observation)
+        rows, logits = self.score(observation, candidates)
+        index, logp = self.choose(logits)
+        self._choices += 1
+        chosen = candidates[index]
+        self.turns.append(RankerTurn(rows, index, logp, {"candidates": len(candidates)}))
+        self.history.append(chosen.text)
+        parse_action(chosen.action)  # every candidate is valid DSL; fail here, not in the environment
+        return Decision(action=chosen.action, thought=f"{chosen.text} (p={pow(2.718281828, logp):.2f})",
+                        raw=chosen.text, latency_s=time.monotonic() - started,
+                        meta={"candidates": len(candidates), "logp": round(logp, 4)})

@@ -1,0 +1,205 @@
+"""What the ranker's head sees of one candidate: encoder similarities and a few exact signals.
+
+The encoder (all-MiniLM-L6-v2, frozen) embeds each candidate's text, the goal, every line of the
+document and the texts of the actions already taken. From those, each candidate gets a fixed-size
+feature row: how close it is to the goal, to the best-matching document line, and to what was
+already done; where that document line lies relative to the document progress made so far (the
+step after the last one acted on is the likeliest next one); and exact signals an embedding blurs
+(the element's name is a bold label of the document, the value to type is the goal's, the field
+already holds it, the element's table row names the goal's resource, the action would repeat an
+earlier one). Keeping the encoder frozen makes every
+embedding cacheable between steps (a page's labels barely change), and a row of features is all
+GRPO needs to re-score a past choice exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from consoleagent.observation.types import Observation
+from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, goal_values
+from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
+
+KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete")
+ROLE_GROUPS = {"button": 0, "link": 1, "textbox": 2, "searchbox": 2, "spinbutton": 2, "textarea": 2, "combobox": 3,
+               "listbox": 3, "checkbox": 4, "radio": 4, "switch": 4, "tab": 5, "menuitem": 5, "treeitem": 5, "option": 5}
+N_ROLES = 7  # the groups above and "other or none"
+SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "doc_delta", "doc_next", "doc_same",
+                   "doc_behind", "bold_label", "name_in_goal", "value_in_goal", "value_in_doc", "value_already",
+                   "in_viewport", "in_dialog", "dialog_open", "checked", "step", "goal_on_page", "last_error",
+                   "last_was_type", "dice_doc", "dice_goal", "value_expected", "value_shape",
+                   "context_goal", "context_doc")
+N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
+COS_GOAL, COS_DOC = 0, 1
+MAX_DOC_LINES = 48
+MAX_LINE_WORDS = 40  # a long table row says what it needs in its first words; longer costs encoder time
+_WORD = re.compile(r"[a-z0-9]+")
+_MARKUP = re.compile(r"[*|`#>]+")
+
+
+def document_lines(document: list[str]) -> list[tuple[int, str]]:
+    """``(step index, text)`` for each non-empty line of each step (a table row is its own line)."""
+    out = []
+    for index, step in enumerate(document):
+        for line in step.splitlines():
+            text = " ".join(_MARKUP.sub(" ", line).split()[:MAX_LINE_WORDS])
+            if text and not set(text) <= set("- "):
+                out.append((index, text))
+    return out[:MAX_DOC_LINES]
+
+
+def table_examples(document: list[str]) -> dict[str, str]:
+    """The example value of each parameter-table row, by its bold label (casefolded)."""
+    out = {}
+    for step in document:
+        for line in step.splitlines():
+            row = TABLE_ROW.match(line.strip())
+            if row:
+                out[" ".join(row.group("label").split()).casefold()] = row.group("example").strip("* ")
+    return out
+
+
+def expected_value(context: "EpisodeContext", field_name: str) -> str:
+    """The value a person following the document would enter in this field: the goal's value of the
+    kind of the document's example (``GoalValues``, the documentation follower's rule)."""
+    if field_name not in context.expected:
+        example = context.examples.get(" ".join(field_name.split()).casefold(), "")
+        context.expected[field_name] = GoalValues(context.goal).value_for(field_name, example) if field_name else ""
+    return context.expected[field_name]
+
+
+def _shape(value: str) -> int:
+    """Which of the goal-value shapes (CIDR, address, instance type, size, number) a value has; -1: none."""
+    return next((i for i, shape in enumerate(SHAPES) if shape.fullmatch(value.strip())), -1)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall((text or "").casefold()))
+
+
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+
+@dataclass
+class EpisodeContext:
+    """What stays fixed over an episode, embedded once: goal, document lines, bold labels, goal values."""
+
+    goal: str
+    document: list[str]
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    labels: set[str] = field(default_factory=set)
+    values: set[str] = field(default_factory=set)
+    identifiers: list[str] = field(default_factory=list)
+    doc_text: str = ""
+    line_words: list[set[str]] = field(default_factory=list)
+    examples: dict[str, str] = field(default_factory=dict)  # parameter-table label -> example value
+    expected: dict[str, str] = field(default_factory=dict)  # field name -> expected_value (memo)
+
+    @classmethod
+    def build(cls, goal: str, document: list[str]) -> "EpisodeContext":
+        lines = document_lines(document)
+        return cls(goal=goal, document=list(document), lines=lines, line_words=[_words(text) for _, text in lines],
+                   examples=table_examples(document),
+                   labels={label.casefold() for label in bold_labels(document)},
+                   values={v.casefold() for v in goal_values(goal)},
+                   identifiers=[i.casefold() for i in goal_identifiers(goal)],
+                   doc_text=" ".join(document).casefold())
+
+
+def features(encoder: Any, context: EpisodeContext, observation: Observation, candidates: list[Candidate],
+             history: list[str], step: int) -> Any:
+    """The (candidates, N_FEATURES) float tensor of one step. ``history``: the texts of the actions
+    taken so far (candidate texts), oldest first."""
+    import torch
+
+    texts = [c.text for c in candidates]
+    doc_texts = [text for _, text in context.lines]
+    vectors = encoder.encode([context.goal or "-", *doc_texts, *history[-6:], *texts])
+    goal_v = vectors[0]
+    doc_v = vectors[1:1 + len(doc_texts)]
+    hist_v = vectors[1 + len(doc_texts):1 + len(doc_texts) + len(history[-6:])]
+    cand_v = vectors[1 + len(doc_texts) + len(history[-6:]):]
+    n = len(candidates)
+    cos_goal = cand_v @ goal_v
+    if len(doc_texts):
+        doc_sim = cand_v @ doc_v.T
+        cos_doc, best_line = doc_sim.max(dim=1)
+        progress = _progress(encoder, context, doc_v, history)
+        best_step = torch.tensor([context.lines[i][0] for i in best_line.tolist()], dtype=torch.float32)
+    else:
+        cos_doc, best_step, progress = torch.zeros(n), torch.zeros(n), -1
+    if len(hist_v):
+        hist_sim = cand_v @ hist_v.T
+        cos_last, cos_hist = hist_sim[:, -1], hist_sim.max(dim=1).values
+    else:
+        cos_last = cos_hist = torch.zeros(n)
+    delta = best_step - progress
+    rows = torch.zeros((n, N_FEATURES), dtype=torch.float32)
+    rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3] = cos_goal, cos_doc, cos_last, cos_hist
+    rows[:, 5] = (delta / 5).clamp(-1, 1)
+    rows[:, 6], rows[:, 7], rows[:, 8] = (delta == 1).float(), (delta == 0).float(), (delta < 0).float()
+    page = _page_signals(context, observation, history, step)
+    history_set = set(history)
+    for i, candidate in enumerate(candidates):
+        rows[i, 4] = min(sum(1 for h in history if h == candidate.text), 2) / 2 if candidate.text in history_set else 0.0
+        rows[i, 9:28] = torch.tensor(_exact(context, candidate, page))
+        rows[i, len(SCALAR_FEATURES) + KINDS.index(candidate.kind)] = 1.0
+        role = ROLE_GROUPS.get(candidate.mark.role, N_ROLES - 1) if candidate.mark is not None else N_ROLES - 1
+        rows[i, len(SCALAR_FEATURES) + len(KINDS) + role] = 1.0
+    return rows
+
+
+def _progress(encoder: Any, context: EpisodeContext, doc_v: Any, history: list[str]) -> int:
+    """The furthest document step an earlier action matched (-1 before any)."""
+    if not history:
+        return -1
+    sims = encoder.encode(history) @ doc_v.T
+    return max(context.lines[int(i)][0] for i in sims.argmax(dim=1).tolist())
+
+
+def _page_signals(context: EpisodeContext, observation: Observation, history: list[str], step: int) -> dict[str, float]:
+    page = (observation.text or "").casefold() + " " + " ".join(m.name.casefold() + " " + m.context.casefold()
+                                                                for m in observation.marks)
+    found = [i for i in context.identifiers if i in page]
+    return {"dialog_open": float(any("dialog" in m.context for m in observation.marks)),
+            "step": min(step, 30) / 30,
+            "goal_on_page": len(found) / len(context.identifiers) if context.identifiers else 0.0,
+            "last_error": float(bool(observation.last_error)),
+            "last_was_type": float(bool(history) and history[-1].startswith("type "))}
+
+
+def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]) -> list[float]:
+    """Features 9..27 (SCALAR_FEATURES from bold_label on) of one candidate."""
+    mark = candidate.mark
+    name = " ".join(mark.name.split()).casefold() if mark is not None else ""
+    value = (candidate.value or "").casefold() if candidate.kind in ("type", "select") else ""
+    name_words = _words(name)
+    expected = expected_value(context, mark.name).casefold() if value and mark is not None else ""
+    example = context.examples.get(name, "") if value else ""
+    where = mark.context.casefold() if mark is not None else ""
+    where_words = _words(where)
+    best_doc = max((_dice(name_words, words) for words in context.line_words), default=0.0) if name_words else 0.0
+    return [
+        float(bool(name) and name in context.labels),
+        float(len(name) >= 3 and name in context.goal.casefold()),
+        float(bool(value) and (value in context.values or value in context.goal.casefold())),
+        float(bool(value) and value in context.doc_text),
+        float(bool(value) and mark is not None and (mark.value or "").casefold() == value),
+        float(mark.in_viewport) if mark is not None else 1.0,
+        float(mark is not None and "dialog" in mark.context),
+        page["dialog_open"],
+        float(mark is not None and "checked" in mark.states),
+        page["step"],
+        page["goal_on_page"],
+        page["last_error"],
+        page["last_was_type"],
+        best_doc,
+        _dice(_words(candidate.text), _words(context.goal)),
+        float(bool(expected) and value == expected),
+        float(bool(example) and _shape(example) >= 0 and _shape(example) == _shape(value)),
+        float(bool(where) and any(i in where for i in context.identifiers)),
+        max((_dice(where_words, words) for words in context.line_words), default=0.0) if where_words else 0.0,
+    ]

@@ -1,0 +1,168 @@
+"""Listwise examples for the ranker from a teacher collection: (candidates' features, oracle's index).
+
+The collection goes through the same filters as the generative samples (``training.filters``: task
+filter, errors, no-ops, loops, detours). Each kept step's recorded observation (its marks, goal,
+document, prepared resources, last error) is turned back into the candidate list the ranker would
+have built, and the teacher's action is located in it (``candidates.match_action``). A step whose
+action is not among the candidates (a report of a discrepancy, an option no observation showed) is
+counted under ``unmatched`` and left out. History is rebuilt from every earlier step of the
+trajectory, kept or not, as the ranker would have lived it.
+
+The split is by document: a seeded share of the collection's documents is held out for validation,
+and a task whose suite split is not ``train`` is refused outright, so neither validation nor the
+test split ever reaches the training rows.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from consoleagent.observation.types import Mark, Observation
+
+_SECTION = re.compile(r"^## (?P<title>.+)$", re.M)
+
+
+@dataclass
+class RankerExample:
+    """One step: the candidates' feature rows, the teacher's index among them, and where it came from."""
+
+    task_id: str
+    document: str
+    step: int
+    features: Any  # (candidates, N_FEATURES) float tensor
+    label: int
+    action: str
+
+
+@dataclass
+class RankerData:
+    train: list[RankerExample] = field(default_factory=list)
+    val: list[RankerExample] = field(default_factory=list)
+    val_documents: list[str] = field(default_factory=list)
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+def sections(rendered: str) -> dict[str, str]:
+    """The ``## Title`` sections of a rendered observation (``Observation.render``)."""
+    found = list(_SECTION.finditer(rendered or ""))
+    return {m.group("title"): rendered[m.end():(found[i + 1].start() if i + 1 < len(found) else len(rendered))].strip()
+            for i, m in enumerate(found)}
+
+
+def observation_from_record(record: dict[str, Any], goal: str, document: list[str]) -> Observation:
+    """The observation a recorded step saw, as far as the ranker uses it."""
+    parts = sections(record.get("observation", ""))
+    page = parts.get("Page", "")
+    text = page.split("\n", 2)[2] if page.count("\n") >= 2 else ""
+    return Observation(url=record.get("url", ""), title=record.get("title", ""), text=text,
+                       marks=[Mark.from_dict(m) for m in record.get("marks") or []], goal=goal, document=document,
+                       last_error=parts.get("Error from your last action"),
+                       resource_report=parts.get("Resources prepared for you"), step=int(record.get("step", 0)))
+
+
+def _document_of(spec: Any) -> str:
+    """The task's document (the unit of the split): tasks of one document share its procedure."""
+    return str(getattr(spec, "document", None) or spec.id)
+
+
+def split_documents(documents: list[str], val_fraction: float, seed: int) -> list[str]:
+    """A seeded choice of about ``val_fraction`` of the documents (at least one when there are two)."""
+    if val_fraction <= 0 or len(documents) < 2:
+        return []
+    count = min(len(documents) - 1, max(1, round(len(documents) * val_fraction)))
+    shuffled = sorted(documents)
+    random.Random(seed).shuffle(shuffled)
+    return sorted(shuffled[:count])
+
+
+def build_ranker_data(results_dir: str | Path, *, encoder: Any, specs: dict[str, Any] | None = None,
+                      val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
+                      on_new_episode: Callable[[dict[str, Any]], None] | None = None) -> RankerData:
+    """Filter the collection, rebuild each kept step's candidates and features, split by document.
+
+    ``cache`` (trajectory path → its examples and counts, filled here) spares a rerun the encoder
+    time of the episodes it has already seen (a collection grows; features cost seconds per step);
+    ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows)."""
+    from consoleagent.training.filters import apply_step_filters, episode_steps, ground_truth, load_ledger, task_filter
+
+    episodes = load_ledger(results_dir)
+    if specs is None:
+        from consoleagent.suite.catalog import load_suite
+
+        specs = {s.id: s for s in load_suite(None)}
+    unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
+    if unknown:
+        raise ValueError(f"{results_dir}: episodes of tasks the suite does not have: {', '.join(unknown[:5])}")
+    held = sorted({e.task_id for e in episodes if getattr(specs[e.task_id], "split", "train") != "train"})
+    if held:
+        raise ValueError(f"{results_dir}: holds episodes of non-train tasks ({', '.join(held[:5])}): "
+                         "collect with --tasks split=train so held-out tasks never become training data")
+    truth = ground_truth({e.task_id: specs[e.task_id] for e in episodes})
+    kept_episodes, _ = task_filter(episodes, truth)
+    kept_steps, _ = apply_step_filters([s for e in kept_episodes for s in episode_steps(e)])
+    wanted = {(str(s.episode.trajectory), int(s.record["step"])) for s in kept_steps}
+    documents = sorted({_document_of(specs[e.task_id]) for e in kept_episodes})
+    val_documents = split_documents(documents, val_fraction, seed)
+    data = RankerData(val_documents=val_documents)
+    counts: Counter[str] = Counter()
+    cache = {} if cache is None else cache
+    for episode in kept_episodes:
+        document_name = _document_of(specs[episode.task_id])
+        steps = {int(step) for path, step in wanted if path == str(episode.trajectory)}
+        key = f"{episode.trajectory}:{sorted(steps)}"
+        if key not in cache:
+            cache[key] = episode_examples(episode, specs[episode.task_id], steps, encoder, episode_steps(episode))
+            if on_new_episode is not None:
+                on_new_episode(cache)
+        examples, episode_counts = cache[key]
+        counts.update(episode_counts)
+        (data.val if document_name in val_documents else data.train).extend(examples)
+    counts["train"], counts["val"] = len(data.train), len(data.val)
+    counts["kept_steps"] = len(kept_steps)
+    data.counts = dict(counts)
+    return data
+
+
+def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
+                     steps: list[Any]) -> tuple[list[RankerExample], dict[str, int]]:
+    """The examples of one episode's kept steps (``wanted``), history rebuilt from all its steps."""
+    from consoleagent.actions.parser import parse_action
+    from consoleagent.policies.candidates import build_candidates, match_action
+    from consoleagent.policies.ranker_features import EpisodeContext, features
+
+    header_task = _header_task(episode.trajectory)
+    goal, document = header_task.get("goal", spec.goal), list(header_task.get("document") or [])
+    context = EpisodeContext.build(goal, document)
+    history: list[str] = []
+    examples: list[RankerExample] = []
+    counts: Counter[str] = Counter()
+    for item in steps:
+        record = item.record
+        if record.get("parsed") is None:
+            continue
+        observation = observation_from_record(record, goal, document)
+        candidates = build_candidates(observation)
+        action = parse_action(record["action"])
+        index = match_action(candidates, action)
+        if int(record["step"]) in wanted:
+            if index is None:
+                counts[f"unmatched {action.name}"] += 1
+            else:
+                rows = features(encoder, context, observation, candidates, history[-12:], len(history))
+                examples.append(RankerExample(episode.task_id, _document_of(spec), int(record["step"]), rows, index,
+                                              record["action"]))
+                counts["examples"] += 1
+        history.append(candidates[index].text if index is not None else action.name.replace("_", " "))
+    return examples, dict(counts)
+
+
+def _header_task(trajectory: Path | None) -> dict[str, Any]:
+    from consoleagent.trajectory.reader import read_trajectory
+
+    return dict(read_trajectory(trajectory).header.get("task") or {}) if trajectory else {}

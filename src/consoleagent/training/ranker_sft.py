@@ -1,0 +1,146 @@
+"""Supervised training of the ranker's head: a listwise loss over each step's candidates.
+
+Each example is one teacher step (``ranker_data``): the feature rows of every candidate the ranker
+would have listed and the index of the teacher's action. The loss is the cross-entropy of the
+softmax over that step's candidates (listwise: every other candidate of the page is a negative,
+never a sampled few). The encoder stays frozen, so features are computed once per episode and
+cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU. Validation (held-out documents) reports the loss and top-1
+accuracy, the share of steps where the head's best candidate is the teacher's action; the head
+with the best validation accuracy is kept as ``final/`` (the last one without validation data).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+EXAMPLES_FILE = "examples.pt"
+
+
+@dataclass
+class RankerSFTConfig:
+    """What ``consoleagent train sft --policy ranker`` runs (YAML keys are these field names)."""
+
+    collection: str = ""  # a teacher collection directory (consoleagent collect --tasks split=train)
+    output_dir: str = "runs/ranker-sft"
+    model: str | None = None  # a head to start from (default: the untrained base)
+    epochs: int = 30
+    learning_rate: float = 3e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 16  # steps per optimiser step (each its own softmax)
+    hidden: int = 64
+    val_fraction: float = 0.15  # share of documents held out
+    seed: int = 0
+
+    def validate(self) -> None:
+        if not self.collection:
+            raise ValueError("ranker SFT config: missing collection (a directory written by consoleagent collect)")
+        if not (Path(self.collection) / "ledger.jsonl").is_file():
+            raise ValueError(f"ranker SFT config: collection {self.collection}: no ledger.jsonl there")
+        for name in ("epochs", "batch_size", "hidden"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ranker SFT config: {name} must be at least 1, got {getattr(self, name)}")
+        if not 0 <= self.val_fraction < 1:
+            raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
+
+
+def listwise_loss(head: Any, examples: list[Any]) -> tuple[Any, int]:
+    """Mean cross-entropy over the examples (each its own candidate set) and how many were top-1."""
+    import torch
+
+    losses, correct = [], 0
+    for example in examples:
+        logits = head(example.features)
+        losses.append(-torch.log_softmax(logits, dim=0)[example.label])
+        correct += int(int(torch.argmax(logits)) == example.label)
+    return torch.stack(losses).mean(), correct
+
+
+def evaluate(head: Any, examples: list[Any]) -> dict[str, float] | None:
+    import torch
+
+    if not examples:
+        return None
+    with torch.no_grad():
+        loss, correct = listwise_loss(head, examples)
+    return {"loss": round(float(loss), 4), "accuracy": round(correct / len(examples), 4), "examples": len(examples)}
+
+
+def load_examples(config: RankerSFTConfig, out: Path) -> Any:
+    """The collection's examples; each episode's features come from ``examples.pt`` when that file
+    was written by this feature version, so a grown collection only encodes its new episodes."""
+    import torch
+
+    from consoleagent.encoder import neural_encoder
+    from consoleagent.policies.ranker_features import N_FEATURES
+    from consoleagent.training.ranker_data import build_ranker_data
+
+    path = out / EXAMPLES_FILE
+    cache: dict[str, Any] = {}
+    if path.is_file():
+        saved = torch.load(path, weights_only=False)
+        if saved.get("n_features") == N_FEATURES:
+            cache = saved["episodes"]
+    def save(episodes: dict[str, Any]) -> None:  # after every new episode: an interrupted run keeps its work
+        torch.save({"n_features": N_FEATURES, "episodes": episodes}, path)
+
+    data = build_ranker_data(config.collection, encoder=neural_encoder(), val_fraction=config.val_fraction,
+                             seed=config.seed, cache=cache, on_new_episode=save)
+    save(cache)
+    return data
+
+
+def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
+    """Train the head; write ``final/``, ``metrics.json``, ``log.jsonl`` and ``run_config.json``."""
+    import torch
+
+    from consoleagent.policies.ranker import build_head, load_head, save_head
+
+    config.validate()
+    out = Path(config.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run_config.json").write_text(json.dumps(asdict(config), indent=1), encoding="utf-8")
+    started = time.monotonic()
+    data = load_examples(config, out)
+    if not data.train:
+        raise ValueError(f"{config.collection}: no training examples after filtering ({data.counts})")
+    features_s = time.monotonic() - started
+    random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    head = load_head(config.model) if config.model else build_head(hidden=config.hidden)
+    base = {"train": evaluate(head, data.train), "val": evaluate(head, data.val)}
+    optimizer = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    best: tuple[float, int] | None = None
+    rows = []
+    log = (out / "log.jsonl").open("w", encoding="utf-8")
+    train_started = time.monotonic()
+    for epoch in range(1, config.epochs + 1):
+        head.train()
+        order = list(data.train)
+        random.Random(config.seed * 1000 + epoch).shuffle(order)
+        for start in range(0, len(order), config.batch_size):
+            loss, _ = listwise_loss(head, order[start:start + config.batch_size])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        head.eval()
+        row = {"epoch": epoch, "train": evaluate(head, data.train), "val": evaluate(head, data.val)}
+        rows.append(row)
+        log.write(json.dumps(row) + "\n")
+        log.flush()
+        score = (row["val"] or row["train"])["accuracy"]
+        if best is None or score > best[0] or not data.val:
+            best = (score, epoch)
+            save_head(head, out / "final", {"trained": "sft", "epoch": epoch, "collection": Path(config.collection).name})
+    log.close()
+    final = load_head(out / "final")
+    metrics = {"examples": data.counts, "val_documents": data.val_documents, "base": base,
+               "best_epoch": best[1] if best else None, "final": {"train": evaluate(final, data.train), "val": evaluate(final, data.val)},
+               "epochs": config.epochs, "features_seconds": round(features_s, 2),
+               "train_seconds": round(time.monotonic() - train_started, 2), "final_model": str(out / "final")}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
+    return metrics
