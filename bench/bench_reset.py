@@ -20,7 +20,7 @@ from consoleagent.adapters.stratus import StratusAdapter
 from consoleagent.provisioning.engine import ProvisioningEngine, parse_requirements
 from consoleagent.provisioning.library_stratus import stratus_library
 from consoleagent.provisioning.pool import AccountPool
-from consoleagent.provisioning.sources import StratusAccountSource
+from consoleagent.consoles.stratus.accounts import StratusAccountSource
 from consoleagent.rollout.reset import ProvisionAndDestroy, SnapshotReset
 
 SMALL = [{"name": "net", "template": "vpc"}, {"name": "sub", "template": "vswitch", "params": {"vpc_id": "${net.vpc_id}"}}]

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from consoleagent.provisioning.pool import AccountPool
-from consoleagent.provisioning.sources import AccountSource, FileAccountSource, StratusAccountSource, stratus_login_check
+from consoleagent.consoles.stratus.accounts import StratusAccountSource, stratus_login_check
+from consoleagent.provisioning.sources import AccountSource, FileAccountSource
 from consoleagent.provisioning.types import Lease, PooledAccount, ProvisioningError
 from stratus.sdk import AuthenticationError, Client, NotFoundError
 from tests.conftest import ADMIN_TOKEN, LiveServer

@@ -19,7 +19,8 @@ from consoleagent.policies.base import Decision
 from consoleagent.provisioning.engine import ProvisioningEngine, parse_requirements
 from consoleagent.provisioning.library_stratus import stratus_library
 from consoleagent.provisioning.pool import AccountPool
-from consoleagent.provisioning.sources import StratusAccountSource
+from consoleagent.consoles.stratus.accounts import StratusAccountSource
+from consoleagent.consoles.stratus.audit import audit_of_episode
 from consoleagent.rollout.ledger import RunLedger
 from consoleagent.rollout.lifecycle import EpisodeSpec, Rollout, run_specs
 from consoleagent.rollout.reset import ProvisionAndDestroy, SnapshotReset
@@ -57,7 +58,7 @@ def count_vswitch_reads(spec: EpisodeSpec, episode: Any, records: list[dict[str,
 
 def test_lifecycle_provisions_once_then_restores(world: Any) -> None:
     adapter, env, pool, engine, state = world
-    rollout = Rollout(pool=pool, preparer=SnapshotReset(engine, adapter.admin, state / "snapshots.json"), env=env,
+    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=SnapshotReset(engine, adapter.admin, state / "snapshots.json"), env=env,
                       policy_factory=rename_vswitch_policy, judge=count_vswitch_reads, worker="w1")
     spec = EpisodeSpec(Task(goal="look at the vSwitch", id="see-vsw", start_url="/vpc"), REQUIRES)
     first = rollout.run(spec)
@@ -92,7 +93,7 @@ def test_snapshot_reset_starts_byte_identical(world: Any) -> None:
 def test_provisioning_failure_is_env_error_of_the_prepare_phase(world: Any) -> None:
     adapter, env, pool, engine, state = world
     impossible = parse_requirements([{"name": "vm", "template": "ecs_instance", "params": {"instance_type": "ecs.g7.huge"}}])
-    rollout = Rollout(pool=pool, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=rename_vswitch_policy)
+    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=rename_vswitch_policy)
     result = rollout.run(EpisodeSpec(Task(goal="x", id="impossible"), impossible))
     assert result.status == "env_error" and result.failure_phase == "prepare"
     assert "ecs.g7.huge" in result.cause
@@ -119,7 +120,7 @@ def test_interrupted_run_resumes_without_repeating(world: Any, tmp_path: Path) -
         ran.append(spec.key)
         return Interrupting() if spec.key == "resume#1" and ran.count("resume#1") == 1 else rename_vswitch_policy(spec)
 
-    rollout = Rollout(pool=pool, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=factory)
+    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=factory)
     specs = [EpisodeSpec(Task(goal="g", id="resume", start_url="/vpc"), [], run_index=i) for i in range(3)]
     ledger = RunLedger(tmp_path / "ledger.jsonl")
     with pytest.raises(KeyboardInterrupt):
@@ -144,7 +145,7 @@ class Sleeper:
 
 def test_supervisor_deadline_ends_a_hung_episode(world: Any) -> None:
     adapter, env, pool, engine, state = world
-    rollout = Rollout(pool=pool, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=lambda spec: Sleeper(),
+    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=lambda spec: Sleeper(),
                       episode_deadline_s=2.0)
     started = time.monotonic()
     result = rollout.run(EpisodeSpec(Task(goal="hang", id="hang", start_url="/vpc")))
@@ -173,7 +174,7 @@ def test_request_resource_in_a_rollout_is_served_by_resourcecoder(world: Any, tm
                 return Decision(action='request_resource("a VPC with one vSwitch")')
             return Decision(action='task_complete("have network")')
 
-    rollout = Rollout(pool=pool, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=lambda spec: Requester(),
+    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=lambda spec: Requester(),
                       resourcecoder=coder)
     result = rollout.run(EpisodeSpec(Task(goal="needs a network", id="needs-net", start_url="/vpc")))
     assert result.status == "completed", result.to_dict()

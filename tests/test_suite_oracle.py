@@ -39,8 +39,10 @@ def console(stratus_console: Any) -> Any:
 def run(console: Any, playwright_instance: Any, tmp_path: Path, tasks: list[TaskSpec]) -> list[dict[str, Any]]:
     """The episodes' ledger records, through the harness of `consoleagent bench` and `tasks check`."""
     records: list[dict[str, Any]] = []
-    config = BenchConfig(results_dir=tmp_path, policy="oracle", runs=1, console_url=console.base_url,
-                         admin_token=console.admin_token, delivery_delay_s=0.0, plots=False)
+    config = BenchConfig(results_dir=tmp_path, policy="oracle", runs=1, console="stratus",
+                         console_options={"url": console.base_url, "admin_token": console.admin_token,
+                                          "delivery_delay_s": 0.0},
+                         plots=False)
     run_bench(config, tasks, playwright=playwright_instance, on_record=records.append)
     return records
 

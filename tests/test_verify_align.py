@@ -48,8 +48,10 @@ def runs(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory) -> 
         out: dict[str, Path] = {}
         for policy, ids in (("docfollower", DOCFOLLOWER_TASKS), ("oracle", ORACLE_TASKS)):
             results = tmp_path_factory.mktemp(policy)
-            config = BenchConfig(results_dir=results, policy=policy, runs=1, console_url=adapter.base_url,
-                                 admin_token=adapter.admin_token, delivery_delay_s=0.0, plots=False, screenshots=True)
+            config = BenchConfig(results_dir=results, policy=policy, runs=1, console="stratus",
+                                 console_options={"url": adapter.base_url, "admin_token": adapter.admin_token,
+                                                  "delivery_delay_s": 0.0},
+                                 plots=False, screenshots=True)
             run_bench(config, [t for t in load_suite() if t.id in ids], playwright=playwright_instance)
             out.update({task_id: results for task_id in ids})
         yield out

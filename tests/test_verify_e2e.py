@@ -34,8 +34,8 @@ def console(stratus_console: Any) -> Any:
 
 
 def verify(console: Any, playwright_instance: Any, out: Path, documents: list[Path], **options: Any):  # noqa: ANN201
-    config = VerifyConfig(documents=documents, out_dir=out, console_url=console.base_url, admin_token=console.admin_token,
-                          delivery_delay_s=0.0, **options)
+    config = VerifyConfig(documents=documents, out_dir=out, **options,
+                          console_options={"url": console.base_url, "admin_token": console.admin_token, "delivery_delay_s": 0.0})
     return run_verify(config, playwright=playwright_instance)
 
 
@@ -109,8 +109,8 @@ def test_bad_documents_are_reported_and_interrupted_runs_resume(console: Any, pl
         seen.append(record["key"])
         raise Stop  # after the ledger has the record, as a Ctrl+C between episodes would leave it
 
-    config = VerifyConfig(documents=[docs], out_dir=out, runs=2, release="2026.03", console_url=console.base_url,
-                          admin_token=console.admin_token, delivery_delay_s=0.0)
+    config = VerifyConfig(documents=[docs], out_dir=out, runs=2, release="2026.03",
+                          console_options={"url": console.base_url, "admin_token": console.admin_token, "delivery_delay_s": 0.0})
     with pytest.raises(Stop):
         run_verify(config, playwright=playwright_instance, on_record=interrupt)
     assert seen == ["vpc-create-vpc-01#0"]

@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
+from consoleagent.console_choice import CONSOLE_HELP
 from consoleagent.terminal import error, is_terminal, out
 
 app = typer.Typer(help="consoleagent: verify documented console procedures with a web agent, and train it.",
@@ -78,8 +79,15 @@ or time, 2 bad input, 3 the environment failed (browser, console), 130 interrupt
 
 @app.command(epilog=RUN_EXIT_CODES)
 def run(
-    goal: str = typer.Option(..., "--goal", "-g", help="What the agent should achieve, in one sentence."),
-    url: Optional[str] = typer.Option(None, help="The console's URL. Default: start stratus in this process with a fresh account."),
+    goal: Optional[str] = typer.Option(None, "--goal", "-g", help="What the agent should achieve, in one sentence "
+                                                                  "(or --task)."),
+    task_id: Optional[str] = typer.Option(None, "--task", help="A task of the console's own suite (`consoleagent tasks list "
+                                          "--console NAME`): its goal, its resources provisioned, and the outcome judged "
+                                          "from the audit log by its reward rule."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (with --admin-token); without "
+                                                 "--admin-token, any web console at this URL (with --login-name). "
+                                                 "Default: start the console in this process."),
     policy: str = typer.Option("docfollower", help="The agent: docfollower (needs --doc) | llm | hf | replay | scripted."),
     doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A documented procedure the agent follows."),
     start: str = typer.Option("/", help="Path (or URL) of the page the episode starts on."),
@@ -99,24 +107,38 @@ def run(
     screenshots: bool = typer.Option(True, help="Keep a marked screenshot per step in the trajectory."),
     out_dir: Path = typer.Option(Path("runs"), "--out", help="Where the trajectory goes."),
 ) -> None:
-    """Run one episode against a console and write its trajectory (JSONL + screenshots)."""
+    """Run one episode against a console and write its trajectory (JSONL + screenshots).
+
+    With --task the outcome is judged by the task's reward rule from the console's audit log; a free
+    --goal has no judge, so the agent's own claim is reported as unverified."""
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.runner import run_episode
     from consoleagent.tasks import Task
 
-    _check_release(release, stratus=url is None or bool(admin_token))
+    if (goal is None) == (task_id is None):
+        error("pass --goal (a free goal) or --task (a task of the console's suite, judged), not both or neither")
+        raise typer.Exit(2)
+    _check_release(release, stratus=console == "stratus" and (url is None or bool(admin_token)))
     document = _read_document(doc)
+    spec = _suite_task(console, task_id) if task_id else None
+    if spec is not None and not document:
+        document = _task_document(console, spec)
     if policy == "docfollower" and not document:
         error("the docfollower follows a document: pass --doc FILE (or choose another --policy, e.g. llm)")
         raise typer.Exit(2)
     options = {"model": model, "base_url": base_url, "vision": vision, "trajectory": replay,
                "actions": [a.strip() for a in actions.split(";") if a.strip()] if actions else None}
     agent = _make_policy(policy, {k: v for k, v in options.items() if v is not None and v is not False}, policy_option)
-    adapter = _adapter(url, login_name, password, admin_token, release)
+    adapter = _adapter(console, url, login_name, password, admin_token, release)
+    if spec is not None and not hasattr(adapter, "begin_episode"):
+        error("--task needs the console's backend (--console NAME), not a plain web console at --url")
+        raise typer.Exit(2)
     env = ConsoleEnv(adapter, EnvConfig(screenshots=screenshots))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     trajectory = out_dir / f"{stamp}-{policy}.jsonl"
-    task = Task(goal=goal, start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
+    if spec is not None:
+        raise typer.Exit(_run_task(env, adapter, agent, spec, document, trajectory, max_steps, time_limit))
+    task = Task(goal=goal or "", start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
     try:
         with out.status(f"Running {policy} on {adapter.base_url} ...") if is_terminal() else nullcontext():
             result = run_episode(env, agent, task, trajectory=trajectory, release=release)
@@ -127,7 +149,93 @@ def run(
         env.close()
     _print_outcome(result)
     out.print(f"Trajectory: {trajectory}   (view it: consoleagent view {trajectory})")
+    # A free goal is never verified: exit 0 only says the agent claims it, as the line above says.
     raise typer.Exit({"completed": 0, "env_error": 3}.get(result.status, 1))
+
+
+def _suite_task(console: str, task_id: str):  # noqa: ANN202
+    """The task ``task_id`` of the console's own suite (exit 2 naming what exists when it is not there)."""
+    from consoleagent.console_choice import tasks_root
+    from consoleagent.suite.catalog import load_suite
+    from consoleagent.tasks.spec import TaskFileError
+
+    try:
+        specs = {s.id: s for s in load_suite(None, tasks_root(console, None))}
+    except (ValueError, TaskFileError) as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+    if task_id not in specs:
+        error(f"--task {task_id}: no such task of console {console} (`consoleagent tasks list --console {console}`)")
+        raise typer.Exit(2)
+    return specs[task_id]
+
+
+def _task_document(console: str, spec) -> list[str]:  # noqa: ANN001
+    from consoleagent.consoles import resolve_class
+
+    backend = resolve_class(console)
+    root = (backend() if isinstance(backend, type) else backend).documents_root
+    return spec.to_task(root).document if root else []
+
+
+def _run_task(env, backend, agent, spec, document: list[str], trajectory: Path, max_steps: int,  # noqa: ANN001
+              time_limit: float) -> int:
+    """One judged episode of a suite task: begin (isolate, provision) → episode → the reward rule → end."""
+    from dataclasses import replace
+
+    from consoleagent.consoles.check import judge
+    from consoleagent.provisioning.engine import substitute
+    from consoleagent.rewards.rules import RewardRule
+    from consoleagent.runner import run_episode
+
+    try:
+        backend.start()
+        episode = backend.begin_episode(spec.id, spec.requirements)
+    except Exception as exc:  # the console or its provisioning failed: the environment's failure
+        env.close()
+        error(f"the console could not prepare task {spec.id}: {exc}")
+        return 3
+    try:
+        task = spec.to_task(None)
+        task = replace(task, goal=substitute(task.goal, episode.outputs), document=document,
+                       max_steps=min(task.max_steps, max_steps), time_limit_s=min(task.time_limit_s, time_limit))
+        with out.status(f"Running {spec.id} on {backend.base_url} ...") if is_terminal() else nullcontext():
+            result = run_episode(env, agent, task, trajectory=trajectory, credentials=episode.credentials,
+                                 resource_report=episode.report.text() if episode.report.resources else None)
+        verdict = None
+        if result.status != "env_error":
+            rule = RewardRule.model_validate(spec.reward.model_dump(by_alias=True, exclude_defaults=True))
+            verdict = judge(backend, rule, status=result.status, since=episode.since,
+                            account_id=episode.credentials.extra.get("account_id", ""), outputs=episode.outputs,
+                            discrepancies=result.discrepancies)
+    except KeyboardInterrupt:
+        error(f"interrupted; the steps so far are in {trajectory}")
+        return 130
+    finally:
+        try:
+            backend.end_episode(episode)
+        finally:
+            env.close()
+    _print_judged(result, verdict)
+    out.print(f"Trajectory: {trajectory}   (view it: consoleagent view {trajectory})")
+    if result.status == "env_error":
+        return 3
+    return 0 if verdict is not None and verdict.passed else 1
+
+
+def _print_judged(result, verdict) -> None:  # noqa: ANN001
+    """What the judge decided; the agent's own claim is shown only beside it."""
+    steps = f"after {result.steps} step{'s' if result.steps != 1 else ''} in {result.duration_s:.1f}s"
+    if verdict is None:
+        out.print(f"[red]environment error[/red] {steps}" + (f": {escape(result.cause)}" if result.cause else ""))
+        return
+    claim = {"completed": "the agent said it reached the goal", "unachievable": "the agent gave up",
+             "truncated": "the agent ran out of steps or time"}.get(result.status, result.status)
+    if verdict.passed:
+        out.print(f"[green]judged: goal reached[/green] (reward {verdict.reward:g}, from the audit log) {steps}; {claim}")
+    else:
+        out.print(f"[red]judged: goal not reached[/red] (reward {verdict.reward:g}, from the audit log) {steps}; {claim}")
+        out.print(verdict.explain(), markup=False, highlight=False)
 
 
 def _check_release(release: str | None, *, stratus: bool) -> None:
@@ -136,8 +244,9 @@ def _check_release(release: str | None, *, stratus: bool) -> None:
     if not stratus:
         error("--release picks a stratus console release; another console (--url without --admin-token) has its own")
         raise typer.Exit(2)
-    from stratus.releases import RELEASES
+    from consoleagent.consoles import backend_class
 
+    RELEASES = backend_class("stratus").releases()  # noqa: N806
     if release not in RELEASES:
         error(f"unknown release {release!r}; stratus has {', '.join(RELEASES)}")
         raise typer.Exit(2)
@@ -185,16 +294,23 @@ def _print_outcome(result) -> None:  # noqa: ANN001
                          f"observed {item.get('observed')!r}"))
 
 
-def _adapter(url: str | None, login_name: str | None, password: str | None, admin_token: str | None,
+def _adapter(console: str, url: str | None, login_name: str | None, password: str | None, admin_token: str | None,
              release: str | None):  # noqa: ANN202
-    from consoleagent.adapters.stratus import StratusAdapter
+    """The console's backend (stratus: in this process, or at --url with --admin-token), or a plain web
+    console at --url (a login form, nothing else: no judge)."""
     from consoleagent.adapters.web import WebConsoleAdapter
+    from consoleagent.console_choice import backend_for
 
-    if url is None:
-        return StratusAdapter(release=release)
-    if admin_token:
-        return StratusAdapter(url, admin_token=admin_token, release=release)
-    return WebConsoleAdapter(url, login_name, password)
+    if console == "stratus" and url is not None and not admin_token:
+        return WebConsoleAdapter(url, login_name, password)
+    try:
+        backend = backend_for(console, url=url, admin_token=admin_token)
+        if release is not None:  # stratus serves several releases: the episode's account is put on this one
+            backend.release = backend.adapter.release = release
+        return backend
+    except ValueError as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -216,16 +332,20 @@ app.add_typer(templates_app, name="templates")
 
 
 @templates_app.command("list")
-def templates_list() -> None:
-    """Every template with its key attributes and outputs."""
+def templates_list(console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP)) -> None:
+    """Every template of the console's backend with its key attributes and outputs."""
     from rich.table import Table
 
-    from consoleagent.provisioning.library_stratus import stratus_library
+    from consoleagent.consoles import UnknownConsole, resolve_class
 
-    table = Table(title="Resource META templates (stratus)")
+    try:
+        library = resolve_class(console).template_library()
+    except (UnknownConsole, ValueError) as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+    table = Table(title=f"Resource META templates ({console})")
     for column in ("template", "description", "attributes (default)", "outputs"):
         table.add_column(column)
-    library = stratus_library()
     for name in library.names():
         template = library.get(name)
         attributes = ", ".join(f"{k}={a.default!r}" if a.default is not None else k for k, a in template.attributes.items())
@@ -239,22 +359,24 @@ def templates_validate(
     url: Optional[str] = typer.Option(None, help="A running stratus (default: start one in this process)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token."),
 ) -> None:
-    """Create, verify and destroy each template in a scratch account; exit 1 if any fails or leaves anything behind."""
+    """Create, verify and destroy each stratus template in a scratch account; exit 1 if any fails or leaves anything behind."""
     from rich.table import Table
 
-    from consoleagent.adapters.stratus import StratusAdapter
-    from consoleagent.provisioning.library_stratus import stratus_library
-    from consoleagent.provisioning.sources import StratusAccountSource
+    from consoleagent.console_choice import backend_for
     from consoleagent.provisioning.validation import validate_library
 
-    adapter = StratusAdapter(url, admin_token=admin_token, time_scale=50.0)
-    adapter.start()
     try:
-        account = StratusAccountSource(adapter.base_url, adapter.admin_token).create()
+        backend = backend_for("stratus", url=url, admin_token=admin_token)
+    except ValueError as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+    backend.start()
+    try:
+        account = backend.pooled_account()
         with out.status("Validating templates in a scratch account ..."):
-            results = validate_library(stratus_library(), account, names=names or None)
+            results = validate_library(backend.template_library(), account, names=names or None)
     finally:
-        adapter.stop()
+        backend.stop()
     table = Table(title=f"Template validation ({sum(r.ok for r in results)}/{len(results)} ok)")
     for column in ("template", "result", "seconds", "error"):
         table.add_column(column)

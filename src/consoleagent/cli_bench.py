@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from consoleagent.cli_tasks import SELECTOR_HELP
-from consoleagent.suite import TASKS_ROOT
+from consoleagent.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.terminal import err, error, out
 
 
@@ -38,13 +38,15 @@ def bench(
                                                            "plus the oracle: each task's known solution)."),
     tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help=SELECTOR_HELP),
     runs: int = typer.Option(3, min=1, help="Episodes per task; pass@1 is reported as mean ± std over runs, pass@k up to k=runs."),
-    workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium, sharing one stratus, "
-                                               "one account pool and one snapshot index."),
+    workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium, sharing one console "
+                                               "(stratus: one account pool and one snapshot index)."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="The results directory. Rerun the same command "
                                            "with it to resume: finished episodes are skipped. Default: bench-results/<policy>."),
     policy_option: list[str] = typer.Option([], "--policy-option", "-O",
                                             help="key=value for the policy's constructor, repeatable (e.g. -O model=gpt-4o)."),
-    url: Optional[str] = typer.Option(None, help="A running stratus (default: start one in this process for the run)."),
+    url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (default: start one in this "
+                                                 "process for the run)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
     episode_timeout: Optional[float] = typer.Option(None, help="Seconds before the supervisor stops an episode "
                                                     "(an environment error). Default: the longest task limit + 120."),
@@ -60,7 +62,7 @@ def bench(
     limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now, then report "
                                                           "(resume later)."),
     time_scale: float = typer.Option(50.0, help="In-process stratus: virtual seconds per real second."),
-    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own tasks)."),
 ) -> None:
     """Benchmark a policy on the task suite through the rollout lifecycle, in parallel and resumably.
 
@@ -78,6 +80,9 @@ def bench(
     try:
         options = policy_options_of(policy, policy_option)
         prices = PriceTable.load(price_table)
+        console_opts = console_options(console, url=url, admin_token=admin_token,
+                                       time_scale=time_scale if console == "stratus" else None)
+        root = tasks_root(console, root)
     except (ValueError, PriceTableError) as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
@@ -90,8 +95,8 @@ def bench(
     specs = load_selected(tasks, root)
     directory = out_dir or Path("bench-results") / policy
     config = BenchConfig(results_dir=directory, policy=policy, policy_options=options, runs=runs, workers=workers,
-                         selector=tasks, console_url=url, admin_token=admin_token, episode_timeout_s=episode_timeout,
-                         env_error_retries=retries, provisioning=provisioning, time_scale=time_scale, price_table=prices,
+                         selector=tasks, console=console, console_options=console_opts, episode_timeout_s=episode_timeout,
+                         env_error_retries=retries, provisioning=provisioning, price_table=prices,
                          plots=plots, command=command_line())
     try:
         check_run(directory, config)  # before the progress bar: a results directory of another run is refused

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from consoleagent.cli_tasks import SELECTOR_HELP
-from consoleagent.suite import TASKS_ROOT
+from consoleagent.console_choice import CONSOLE_HELP
 
 out = Console()
 err = Console(stderr=True)
@@ -26,19 +26,21 @@ def collect(
                                                           "same command with it to resume."),
     workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium."),
     policy_option: list[str] = typer.Option([], "--policy-option", "-O", help="key=value for the policy, repeatable."),
-    url: Optional[str] = typer.Option(None, help="A running stratus (default: one in this process)."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (default: one in this process)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
     limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now (resume later)."),
-    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
 ) -> None:
     """Collect teacher trajectories through the rollout lifecycle (the benchmark harness): the data for `consoleagent samples`."""
     from consoleagent.bench.harness import BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
-    from consoleagent.cli_tasks import load_selected
+    from consoleagent.cli_tasks import console_root, load_selected
+    from consoleagent.console_choice import console_options
     from consoleagent.policies.registry import parse_option_pairs
     from consoleagent.training.collect import collect as run_collect
 
-    specs = load_selected(tasks, root)
+    specs = load_selected(tasks, console_root(console, root))
 
     def seen(record: dict[str, Any]) -> None:
         from consoleagent.bench.results import is_env_error
@@ -49,8 +51,9 @@ def collect(
 
     try:
         results = run_collect(specs, out_dir, policy=policy, runs=runs, workers=workers,
-                              policy_options=parse_option_pairs(policy_option), selector=tasks, console_url=url,
-                              admin_token=admin_token, limit=limit, on_record=seen, command=command_line())
+                              policy_options=parse_option_pairs(policy_option), selector=tasks, console=console,
+                              console_options=console_options(console, url=url, admin_token=admin_token), limit=limit,
+                              on_record=seen, command=command_line())
     except (ValueError, BenchConfigError, BenchError) as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
@@ -84,20 +87,22 @@ def samples(
     val_fraction: float = typer.Option(0.1, min=0.0, max=0.9, help="Fraction of the tasks held out for validation "
                                                                    "(their samples go to the val file only)."),
     seed: int = typer.Option(0, help="Seed of the task split."),
-    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files (the discrepancy ground truth)."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    root: Optional[Path] = typer.Option(None, help="Folder of task files (the discrepancy ground truth; default: the "
+                                                   "console's own)."),
     system: str = typer.Option("full", help="The samples' system message: 'full' (the ReAct prompt chat models get, "
                                "~1,600 tokens) or 'compact' (~100 tokens, for small models trained from scratch). "
                                "SFT records it beside the model, and the hf policy prompts with it."),
 ) -> None:
     """Filter a collection (task and step filters, with counts) and write single-step chat samples for SFT and GRPO."""
-    from consoleagent.cli_tasks import load_selected
+    from consoleagent.cli_tasks import console_root, load_selected
     from consoleagent.training.dataset import build_samples
     from consoleagent.training.samples import SYSTEM_PROMPTS, system_text, write_samples
 
     if system not in SYSTEM_PROMPTS:
         err.print(f"[red]--system {system!r}: expected one of {', '.join(SYSTEM_PROMPTS)}[/red]")
         raise typer.Exit(2)
-    specs = {s.id: s for s in load_selected(None, root)}
+    specs = {s.id: s for s in load_selected(None, console_root(console, root))}
     try:
         result = build_samples(source, specs=specs, val_fraction=val_fraction, seed=seed, system=system_text(system))
     except (FileNotFoundError, ValueError) as exc:

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from consoleagent.console_choice import CONSOLE_HELP
 from consoleagent.suite import FAMILIES_ROOT, TASKS_ROOT
 
 tasks_app = typer.Typer(help="The task suite: list, validate, generate from families, check with the oracle.",
@@ -19,6 +20,17 @@ err = Console(stderr=True)
 
 SELECTOR_HELP = ("Which tasks: id globs (vpc-create-*) and/or field=value filters (product=ecs difficulty=hard "
                  "split=test release=2026.09), separated by spaces or commas. Default: all.")
+
+
+def console_root(console: str, root: Path | None) -> Path:
+    """The task folder: ``--root`` if given, else the console backend's own tasks."""
+    from consoleagent.console_choice import tasks_root
+
+    try:
+        return tasks_root(console, root)
+    except ValueError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
 
 
 def load_selected(selector: str | None, root: Path) -> list:
@@ -35,13 +47,14 @@ def load_selected(selector: str | None, root: Path) -> list:
 @tasks_app.command("list")
 def tasks_list(
     selector: Optional[str] = typer.Argument(None, help=SELECTOR_HELP),
-    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of a table."),
 ) -> None:
     """The selected tasks with product, difficulty, split and release, and counts per group."""
     from rich.table import Table
 
-    specs = load_selected(selector, root)
+    specs = load_selected(selector, console_root(console, root))
     if as_json:
         for spec in specs:
             typer.echo(json.dumps(spec.model_dump(mode="json", by_alias=True, exclude={"oracle", "reward"})))
@@ -61,13 +74,19 @@ def tasks_list(
 
 
 @tasks_app.command("validate")
-def tasks_validate(root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
-                   families: Path = typer.Option(FAMILIES_ROOT, help="Folder of task families.")) -> None:
-    """Check every task file and family (schema, documents, changelog ids); exit 1 on any problem."""
+def tasks_validate(root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
+                   families: Path = typer.Option(FAMILIES_ROOT, help="Folder of task families (stratus)."),
+                   console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP)) -> None:
+    """Check every task file and family (schema, documents, the console's templates and ground truth:
+    stratus's changelog ids); exit 1 on any problem."""
     from consoleagent.suite.families import generate
     from consoleagent.suite.validation import suite_problems
     from consoleagent.tasks.spec import TaskFileError
 
+    if console != "stratus":
+        _validate_console(console, root)
+        return
+    root = console_root(console, root)
     try:
         stale = generate(families, root, check=True)
         problems = suite_problems(root)
@@ -80,6 +99,27 @@ def tasks_validate(root: Path = typer.Option(TASKS_ROOT, help="Folder of task fi
     if problems:
         raise typer.Exit(1)
     out.print(f"[green]{len(list(root.rglob('*.yaml')))} task files valid[/green]")
+
+
+def _validate_console(console: str, root: Path | None) -> None:
+    """Another console's task files, checked against its backend (no families, no changelog)."""
+    from consoleagent.consoles import UnknownConsole, resolve_class
+    from consoleagent.consoles.suite import suite_problems
+
+    try:
+        backend = resolve_class(console)
+    except (UnknownConsole, ValueError) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    if root is not None:
+        err.print("[red]--root: another console's tasks are its backend's own (its tasks_root)[/red]")
+        raise typer.Exit(2)
+    problems, count = suite_problems(backend)
+    for problem in problems:
+        err.print(f"[red]{problem}[/red]")
+    if problems:
+        raise typer.Exit(1)
+    out.print(f"[green]{count} task files valid[/green]")
 
 
 @tasks_app.command("generate")
@@ -105,14 +145,15 @@ def tasks_generate(root: Path = typer.Option(TASKS_ROOT, help="Folder of task fi
 @tasks_app.command("check")
 def tasks_check(
     selector: Optional[str] = typer.Argument(None, help=SELECTOR_HELP),
-    root: Path = typer.Option(TASKS_ROOT, help="Folder of task files."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
     runs: int = typer.Option(1, min=1, help="Oracle runs per task."),
     workdir: Optional[Path] = typer.Option(None, help="A results directory as `consoleagent bench` writes it (pool, "
                                            "snapshots, ledger, trajectories); run again with it to resume. "
                                            "Default: a fresh temporary directory."),
     verbose: bool = typer.Option(False, "-v", help="Print every verdict's explanation, not only failures'."),
 ) -> None:
-    """Run the oracle on the selected tasks in an in-process stratus; exit 1 unless every reward is 1.
+    """Run the oracle on the selected tasks on the console (default: an in-process stratus); exit 1 unless every reward is 1.
 
     The same harness as `consoleagent bench --policy oracle`, without the plots."""
     import tempfile
@@ -120,7 +161,9 @@ def tasks_check(
     from consoleagent.bench.harness import BenchConfig, run_bench
     from consoleagent.rewards.engine import Verdict
 
-    specs = load_selected(selector, root)
+    from consoleagent.console_choice import console_options
+
+    specs = load_selected(selector, console_root(console, root))
     directory = workdir or Path(tempfile.mkdtemp(prefix="consoleagent-check-"))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out) as progress:
@@ -136,8 +179,8 @@ def tasks_check(
             if (verbose or not ok) and record.get("verdict"):
                 progress.console.print(Verdict.from_dict(record["verdict"]).explain(), markup=False, highlight=False)
 
-        results = run_bench(BenchConfig(results_dir=directory, policy="oracle", runs=runs, plots=False), specs,
-                            on_record=report)
+        results = run_bench(BenchConfig(results_dir=directory, policy="oracle", runs=runs, plots=False, console=console,
+                                        console_options=console_options(console)), specs, on_record=report)
     summary = results["summary"]
     out.print(f"{summary['passed']}/{summary['episodes']} oracle episodes earned reward 1 (results: {directory})")
     if summary["passed"] != summary["episodes"]:

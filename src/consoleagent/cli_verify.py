@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
+from consoleagent.console_choice import CONSOLE_HELP, console_options
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
 VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "INCONCLUSIVE": "blue", "ERROR": "magenta"}
@@ -31,8 +32,9 @@ class FailOn(str, Enum):
 
 def verify(
     documents: list[Path] = typer.Argument(..., help="Documents (.md, .rst, .html), or folders searched for them."),
-    console: str = typer.Option("stratus", help="stratus: start the embedded stratus in this process; or the URL of a "
-                                                 "running stratus (with --admin-token)."),
+    console: str = typer.Option("stratus", help=CONSOLE_HELP + " stratus starts in this process unless --url names "
+                                                "a running one (a URL here still means a running stratus)."),
+    url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (with --admin-token)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="The running stratus's admin token."),
     release: Optional[str] = typer.Option(None, help="Console release to verify against (default: the latest)."),
     policy: str = typer.Option("docfollower", "--policy", "-p", help="The agent: docfollower | llm | hf | oracle | ... "
@@ -86,12 +88,16 @@ def verify(
     except ValueError as exc:
         error(str(exc))
         raise typer.Exit(2) from None
-    url = None if console == "stratus" else console
-    if url is not None and not admin_token:
-        error("--console URL needs --admin-token (accounts and resources are prepared through stratus's admin API)")
-        raise typer.Exit(2)
+    if console.startswith(("http://", "https://")):  # the older spelling of a running stratus
+        console, url = "stratus", url or console
+    try:
+        console_opts = console_options(console, url=url, admin_token=admin_token)
+    except ValueError as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
     config = VerifyConfig(documents=list(documents), out_dir=out_dir, release=release, policy=policy, policy_options=options,
-                          runs=runs, workers=workers, tasks=tasks, tasks_root=tasks_root, console_url=url, admin_token=admin_token,
+                          runs=runs, workers=workers, tasks=tasks, tasks_root=tasks_root, console=console,
+                          console_options=console_opts,
                           env_error_retries=retries, max_steps=max_steps, junit=junit, command=command_line(),
                           attempt_policy=attempt_policy, attempt_options=attempt_options)
     if restart:

@@ -6,13 +6,14 @@ The results directory holds::
     run.json                what was asked (policy, options, provisioning): a rerun must ask the same
     ledger.jsonl            one line per finished episode (RunLedger): a rerun skips these
     trajectories/           one trajectory JSONL per episode (<task>-run<i>.jsonl)
-    world/                  the account pool, the snapshot index (and the in-process stratus's database)
+    world/                  what the console backend's workers share (stratus: the account pool, the snapshot index)
     results.json            the results document (docs/formats.md, "Benchmark results")
     results.md              the Markdown report
     success_by_product.png, success_vs_cost.png
 
-Without ``console_url`` a stratus is started in this process for the run (a fresh one each time: the
-world of an interrupted run is rebuilt, the ledger is what carries over).
+The console is a backend (``consoleagent.consoles``) named by ``console`` (default ``stratus``: one is
+started in this process for the run, a fresh one each time: the world of an interrupted run is
+rebuilt, the ledger is what carries over), or a backend object the caller started and stops.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,6 +32,7 @@ from typing import Any
 from consoleagent.bench.parallel import WorkerConfig, run_episodes
 from consoleagent.bench.pricing import PriceTable
 from consoleagent.bench.results import RESULTS_FILE, aggregate
+from consoleagent.consoles.world import describe, reference, start_world
 from consoleagent.rollout.ledger import RunLedger
 from consoleagent.tasks.spec import TaskSpec
 
@@ -52,13 +53,11 @@ class BenchConfig:
     runs: int = 3
     workers: int = 1
     selector: str | None = None
-    console_url: str | None = None
-    admin_token: str | None = None
-    delivery_delay_s: float | None = None  # the audit delay of the console at console_url, when known (wall-clock s)
+    console: Any = "stratus"  # a backend name, a console YAML file, or a backend object (the caller starts and stops it)
+    console_options: dict[str, Any] = field(default_factory=dict)  # for a named backend (stratus: url, admin_token, time_scale)
     episode_timeout_s: float | None = None  # default: the longest task time limit + 120 s
     env_error_retries: int = 2
     provisioning: bool = True
-    time_scale: float = 50.0
     price_table: PriceTable = field(default_factory=PriceTable)
     plots: bool = True
     screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
@@ -122,7 +121,7 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
     todo = [k for k in keys if not ledger.done(k)]
     if limit is not None:
         todo = todo[:max(0, limit)]
-    console = config.console_url or "in-process stratus"
+    console = str(config.console) if isinstance(config.console, (str, Path)) else describe(config.console)
     if todo:
         console = _run(config, tasks, directory, todo, ledger, playwright, on_record)
     meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
@@ -144,48 +143,39 @@ def _deadline(config: BenchConfig, tasks: list[TaskSpec]) -> float:
 
 def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list[str], ledger: RunLedger,
          playwright: Any, on_record: Callable[[dict[str, Any]], None] | None) -> str:
-    from consoleagent.adapters.stratus import StratusAdapter
-    from consoleagent.provisioning.pool import AccountPool
-    from consoleagent.provisioning.sources import StratusAccountSource
+    """Start the console's world, run the episodes, stop what was started; returns the console's description."""
+    from consoleagent.consoles import UnknownConsole, resolve_backend
 
-    world = directory / "world"
-    server = None
-    url, token = config.console_url, config.admin_token
-    delivery_delay_s = config.delivery_delay_s
-    if url is None:
-        shutil.rmtree(world, ignore_errors=True)  # a fresh stratus: the last run's accounts and snapshots are gone
-        world.mkdir(parents=True)
-        server = StratusAdapter(time_scale=config.time_scale, database_url=f"sqlite:///{world / 'stratus.db'}")
-        server.start()
-        url, token = server.base_url, server.admin_token
-        delivery_delay_s = server.runtime.settings.audit_delivery_delay / config.time_scale
-    elif not token:
-        raise BenchConfigError("--url needs --admin-token (the pool creates its accounts through the admin API)")
-    world.mkdir(parents=True, exist_ok=True)
+    owned = isinstance(config.console, (str, Path))
+    try:
+        backend = resolve_backend(config.console, **config.console_options) if owned else config.console
+    except (UnknownConsole, ValueError, OSError) as exc:
+        raise BenchConfigError(str(exc)) from exc
+    foreign = sorted({t.console for t in tasks} - {backend.name})
+    if foreign:
+        raise BenchConfigError(f"the tasks are for console(s) {', '.join(foreign)}, but this run is on {backend.name} "
+                               "(pass --console)")
     deadline = _deadline(config, tasks)
     try:
-        pool = AccountPool(world / "pool.db", StratusAccountSource(url, token))
-        # Accounts still leased by an interrupted run come back only after their TTL: add as many.
-        held = sum(1 for row in pool.status() if row["status"] == "leased" and not row["expired"])
-        pool.fill(min(config.workers, len(todo)) + 1 + held)
-        pool.close()
+        start_world(backend, directory / "world", slots=min(config.workers, len(todo)) + 1)
         worker_config = WorkerConfig(
-            console_url=url, admin_token=token or "", pool_path=world / "pool.db", snapshots_path=world / "snapshots.json",
-            tasks=tasks, runs=config.runs, policy=config.policy, policy_options=dict(config.policy_options),
-            trajectory_dir=directory / "trajectories", episode_deadline_s=deadline,
-            env_error_retries=config.env_error_retries, provisioning=config.provisioning, lease_ttl_s=deadline + 300.0,
-            delivery_delay_s=delivery_delay_s, screenshots=config.screenshots, with_documents=config.with_documents)
+            console=reference(backend), world=directory / "world", tasks=tasks, runs=config.runs, policy=config.policy,
+            policy_options=dict(config.policy_options), trajectory_dir=directory / "trajectories",
+            episode_deadline_s=deadline, env_error_retries=config.env_error_retries, provisioning=config.provisioning,
+            lease_ttl_s=deadline + 300.0, screenshots=config.screenshots, with_documents=config.with_documents,
+            documents_root=backend.documents_root)
 
         def record(entry: dict[str, Any]) -> None:
             ledger.record(entry["key"], {k: v for k, v in entry.items() if k != "key"})
             if on_record is not None:
                 on_record(entry)
 
-        run_episodes(worker_config, todo, workers=config.workers, on_record=record, playwright=playwright)
+        run_episodes(worker_config, todo, workers=config.workers, on_record=record, playwright=playwright,
+                     backend=backend)
+        return describe(backend)
     finally:
-        if server is not None:
-            server.stop()
-    return url if server is None else "in-process stratus"
+        if owned:
+            backend.stop()
 
 
 def command_line() -> str:

@@ -1,5 +1,6 @@
 """Running benchmark episodes in W worker processes, each with its own Chromium and ConsoleEnv, all
-sharing one stratus, one account pool file and one snapshot index.
+sharing one started console (its backend's world: for stratus one account pool file and one snapshot
+index). A worker process reaches the console through a ``ConsoleRef`` (``consoleagent.consoles.world``).
 
 The main process hands out episode keys through a queue and receives one record per finished
 episode, which it alone writes to the run ledger (so the ledger has a single writer). A worker runs
@@ -39,10 +40,8 @@ class BenchError(RuntimeError):
 class WorkerConfig:
     """Everything a worker process needs to build its world (picklable: it crosses the process boundary)."""
 
-    console_url: str
-    admin_token: str
-    pool_path: Path
-    snapshots_path: Path
+    console: Any  # a ConsoleRef: how a worker process reaches the started console (None: this process only)
+    world: Path  # the folder the backend's workers share (stratus: pool.db, snapshots.json)
     tasks: list[TaskSpec]
     runs: int
     policy: str
@@ -52,16 +51,17 @@ class WorkerConfig:
     env_error_retries: int = 2
     provisioning: bool = True  # False: every task's requires: is dropped (empty accounts), for the ablation
     lease_ttl_s: float = 900.0
-    delivery_delay_s: float | None = None  # known for an in-process stratus; None: wait up to each rule's deadline
     screenshots: bool = False  # a marked screenshot per step in the trajectories (verify's evidence)
     with_documents: bool = True  # False: the policy gets the goal alone (verify's goal-directed attempts)
+    documents_root: Path | None = None  # the console's documents (its backend's documents_root)
 
 
-def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True, with_documents: bool = True) -> list[EpisodeSpec]:
+def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True, with_documents: bool = True,
+                documents_root: Path | None = None) -> list[EpisodeSpec]:
     from consoleagent.bench.episodes import episode_specs
     from consoleagent.suite import DOCUMENTS_ROOT
 
-    specs = episode_specs(tasks, runs, DOCUMENTS_ROOT if with_documents else None)
+    specs = episode_specs(tasks, runs, (documents_root or DOCUMENTS_ROOT) if with_documents else None)
     if not provisioning:
         for spec in specs:
             spec.requirements = []
@@ -89,20 +89,26 @@ class RecordingJudge:
 class EpisodeRunner:
     """One worker's world and its episodes, each with environment-error retries, as ledger records."""
 
-    def __init__(self, config: WorkerConfig, worker: str = "worker-0", playwright: Any = None) -> None:
+    def __init__(self, config: WorkerConfig, worker: str = "worker-0", playwright: Any = None,
+                 backend: Any = None) -> None:
+        """``backend``: the started console in this process; None: connect to ``config.console``."""
         from consoleagent.bench.episodes import build_worker
+        from consoleagent.consoles.world import connect
 
         self.config, self.worker = config, worker
-        self.world = build_worker(console_url=config.console_url, admin_token=config.admin_token,
-                                  pool_path=config.pool_path, snapshots_path=config.snapshots_path, tasks=config.tasks,
+        self._connected = None
+        if backend is None:
+            if config.console is None:
+                raise BenchError("this console runs its episodes in the process that started it (one worker)")
+            backend = self._connected = connect(config.console)
+        self.world = build_worker(backend=backend, world=config.world, tasks=config.tasks,
                                   policy=config.policy, policy_options=config.policy_options, worker=worker,
                                   trajectory_dir=config.trajectory_dir, episode_deadline_s=config.episode_deadline_s,
-                                  playwright=playwright, lease_ttl_s=config.lease_ttl_s,
-                                  delivery_delay_s=config.delivery_delay_s, screenshots=config.screenshots)
+                                  playwright=playwright, lease_ttl_s=config.lease_ttl_s, screenshots=config.screenshots)
         self.judge = RecordingJudge(self.world.rollout.judge)
         self.world.rollout.judge = self.judge
         self.specs = {spec.key: spec for spec in bench_specs(config.tasks, config.runs, config.provisioning,
-                                                             config.with_documents)}
+                                                             config.with_documents, config.documents_root)}
 
     def run(self, key: str) -> dict[str, Any]:
         from consoleagent.bench.trace import read_trace
@@ -126,6 +132,8 @@ class EpisodeRunner:
 
     def close(self) -> None:
         self.world.close()
+        if self._connected is not None:
+            self._connected.stop()  # a connected backend stops nothing of the console, only its clients
 
 
 def _json_safe(value: Any) -> Any:
@@ -172,15 +180,17 @@ def worker_main(worker: str, config: WorkerConfig, keys: Any, results: Any, pare
 
 
 def run_episodes(config: WorkerConfig, keys: list[str], *, workers: int = 1, on_record: Callable[[dict[str, Any]], None],
-                 playwright: Any = None, should_stop: Callable[[], bool] = lambda: False) -> None:
+                 playwright: Any = None, should_stop: Callable[[], bool] = lambda: False, backend: Any = None) -> None:
     """Run ``keys`` with ``workers`` processes, calling ``on_record(record)`` in this process as each finishes.
+
+    ``backend``: the started console, used as it is by a single worker in this process.
 
     ``should_stop()`` is asked after every record: when true, no further episode starts (running ones finish).
     """
     if not keys:
         return
     if workers <= 1:
-        runner = EpisodeRunner(config, "worker-0", playwright=playwright)
+        runner = EpisodeRunner(config, "worker-0", playwright=playwright, backend=backend)
         try:
             for key in keys:
                 on_record(runner.run(key))
@@ -189,6 +199,8 @@ def run_episodes(config: WorkerConfig, keys: list[str], *, workers: int = 1, on_
         finally:
             runner.close()
         return
+    if config.console is None:
+        raise BenchError("this console cannot be reached from worker processes: run it with --workers 1")
     _run_processes(config, keys, min(workers, len(keys)), on_record, should_stop)
 
 

@@ -1,4 +1,4 @@
-"""Console backends by name: ``get_backend("pgadmin")``.
+"""Console backends by name: ``get_backend("pgadmin")``, or ``resolve_backend`` for a name or a console file.
 
 Each console is one package ``consoleagent.consoles.<name>`` whose ``__init__`` exposes
 ``BACKEND``, the backend class (see :mod:`consoleagent.consoles.base` for what it must offer).
@@ -14,8 +14,10 @@ from typing import Any
 
 from consoleagent.consoles.base import ConsoleBackend, EpisodeHandle, EpisodePool, EpisodePreparer, GroundTruth, utc_now
 
-__all__ = ["ConsoleBackend", "EpisodeHandle", "EpisodePool", "EpisodePreparer", "GroundTruth", "UnknownConsole",
-           "backend_class", "backend_names", "get_backend", "utc_now"]
+__all__ = ["DEFAULT_CONSOLE", "ConsoleBackend", "EpisodeHandle", "EpisodePool", "EpisodePreparer", "GroundTruth",
+           "UnknownConsole", "backend_class", "backend_names", "get_backend", "resolve_backend", "utc_now"]
+
+DEFAULT_CONSOLE = "stratus"
 
 
 class UnknownConsole(ValueError):
@@ -45,3 +47,27 @@ def backend_class(name: str) -> type:
 def get_backend(name: str, **options: Any) -> ConsoleBackend:
     """A new (not yet started) backend of console ``name``, built with ``options``."""
     return backend_class(name)(**options)
+
+
+def is_console_file(console: str | Any) -> bool:
+    """``--console`` names a console file (YAML) rather than a backend package."""
+    return str(console).endswith((".yaml", ".yml"))
+
+
+def resolve_backend(console: str | Any, **options: Any) -> ConsoleBackend:
+    """A backend for ``--console``: a package name (built with ``options``) or a console YAML file."""
+    if is_console_file(console):
+        from consoleagent.consoles.configured import ConfiguredBackend
+
+        if options:
+            raise UnknownConsole(f"{console}: a console file takes no options ({', '.join(sorted(options))}); "
+                                 "put them in the file")
+        return ConfiguredBackend.from_file(console)
+    return get_backend(str(console), **options)
+
+
+def resolve_class(console: str | Any) -> Any:
+    """The backend class of a name, or a console file's backend (not started): what task checks read."""
+    if is_console_file(console):
+        return resolve_backend(console)
+    return backend_class(str(console))

@@ -15,25 +15,26 @@ from consoleagent.rewards.engine import Verdict, evaluate
 from consoleagent.rewards.rules import RewardRule
 
 CollectAudit = Callable[[Any, str], list[dict[str, Any]]]
+StateReader = Callable[[dict[str, Any]], Any]  # credentials extra -> (product, action, params) -> response, or None
 
 
 class RuleJudge:
     """``judge(spec, episode, records) -> Verdict`` for :class:`~consoleagent.rollout.lifecycle.Rollout`.
 
     The rule is the task's (``spec.task.meta["reward"]``, as ``TaskSpec.to_task`` puts it there);
-    ``collect`` re-reads the episode's records; ``console`` is the console URL that ``collect`` and the
-    final-state reads use. ``delivery_delay_s``, when the console's maximum delivery delay is known
+    ``collect`` re-reads the episode's records and ``state_reader`` makes the reader of a rule's
+    ``state:`` checks: both are the console backend's (``consoleagent.consoles.world.RolloutParts``), so
+    the judge knows no console. ``console`` is the console URL handed to ``collect``. ``delivery_delay_s``, when the console's maximum delivery delay is known
     (wall-clock seconds; 0 for a stratus without a delay), caps the wait: a failing verdict is final
     once every record can have arrived, instead of at the rule's deadline.
     """
 
-    def __init__(self, console: str, *, collect: CollectAudit | None = None, poll_s: float = 0.5,
-                 settle_s: float = 0.5, deadline_s: float | None = None,
+    def __init__(self, console: str = "", *, collect: CollectAudit, state_reader: StateReader | None = None,
+                 poll_s: float = 0.5, settle_s: float = 0.5, deadline_s: float | None = None,
                  delivery_delay_s: float | None = None) -> None:
-        from consoleagent.rollout.lifecycle import audit_of_episode
-
         self.console = console
-        self.collect = collect or audit_of_episode
+        self.collect = collect
+        self.state_reader = state_reader
         self.poll_s, self.settle_s, self.deadline_s = poll_s, settle_s, deadline_s
         self.delivery_delay_s = delivery_delay_s
 
@@ -68,10 +69,7 @@ class RuleJudge:
         return all(c.kind in ("expect", "order", "state") for c in verdict.failures())
 
     def _reader(self, extra: dict[str, Any]) -> Callable[[str, str, dict[str, Any]], dict[str, Any]]:
-        from stratus.sdk import Client
-
-        def read(product: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
-            with Client(self.console, extra["access_key_id"], extra["access_key_secret"]) as client:
-                return client.call(product, action, **params)
-
-        return read
+        reader = self.state_reader(extra) if self.state_reader is not None else None
+        if reader is None:
+            raise ValueError("the task's reward rule has state: checks, but this console offers no state reader")
+        return reader

@@ -76,30 +76,15 @@ class RolloutResult:
         return asdict(self)
 
 
-def audit_of_episode(account_credentials: Any, console: str, page_size: int = 200) -> list[dict[str, Any]]:
-    """The agent's console records of the episode: those of its sign-in session (each episode signs in
-    anew; the adapter notes the session's id at sign-in, else the newest delivered sign-in is taken)."""
-    from stratus.sdk import Client
-
-    extra = account_credentials.extra
-    with Client(console, extra["access_key_id"], extra["access_key_secret"]) as client:
-        session = extra.get("session_id")
-        if not session:
-            signins = client.call("actiontrail", "LookupEvents", EventName="ConsoleSignin", ErrorCode="none", PageSize=1)
-            if not signins["Events"]:
-                return []
-            session = signins["Events"][0]["userIdentity"]["sessionId"]
-        records = list(client.paginate("actiontrail", "LookupEvents", "Events", SessionId=session))
-    return list(reversed(records))  # oldest first
-
-
 class Rollout:
     """Runs episodes for one worker: its env (one browser), the shared pool, a preparer and a judge."""
 
     def __init__(self, *, pool: Pool, preparer: Preparer, env: ConsoleEnv, policy_factory: Callable[[EpisodeSpec], Policy],
                  worker: str = "worker-0", judge: Judge | None = None, episode_deadline_s: float | None = None,
-                 trajectory_dir: Path | None = None, collect_audit: Callable[[Any, str], list[dict[str, Any]]] = audit_of_episode,
+                 trajectory_dir: Path | None = None, collect_audit: Callable[[Any, str], list[dict[str, Any]]],
                  resourcecoder: Any = None) -> None:
+        """``collect_audit(credentials, console_url)`` reads the episode's audit records: it is the
+        console backend's (``consoleagent.consoles.world.rollout_parts``), as are ``pool`` and ``preparer``."""
         self.pool, self.preparer, self.env = pool, preparer, env
         self.policy_factory, self.worker, self.judge = policy_factory, worker, judge
         self.episode_deadline_s = episode_deadline_s

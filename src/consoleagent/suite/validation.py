@@ -75,11 +75,17 @@ def load_documents(root: Path = DOCUMENTS_ROOT) -> tuple[dict[str, DocumentInfo]
     return documents, problems
 
 
-def suite_problems(tasks_root: Path = TASKS_ROOT, documents_root: Path = DOCUMENTS_ROOT) -> list[str]:
-    from stratus.releases import RELEASES, changelog
+def suite_problems(tasks_root: Path = TASKS_ROOT, documents_root: Path = DOCUMENTS_ROOT,
+                   truth: Any = None) -> list[str]:
+    """Problems of the suite against its console's ground truth (``truth``, a ``GroundTruth``;
+    default: the stratus backend's release changelog)."""
+    if truth is None:
+        from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
 
+        truth = backend_class(DEFAULT_CONSOLE)().ground_truth()
+    RELEASES = list(truth.releases)  # noqa: N806 (the releases, oldest first, as the changelog orders them)
     documents, problems = load_documents(documents_root)
-    changes = {c.id: c for c in changelog()}
+    changes = {c.id: c for c in truth.changes}
     loaded = load_all(tasks_root)
     split_of_document: dict[str, tuple[str, str]] = {}
     covered: set[str] = set()

@@ -37,16 +37,13 @@ class Discrepancy(BaseModel):
     """One expected difference between the document and this task's release."""
 
     model_config = ConfigDict(extra="forbid")
-    change: str  # a changelog id (src/stratus/releases/changelog/*.yaml)
+    change: str  # a change id of the console backend's ground truth (stratus: its release changelog)
     step: int = Field(ge=1)  # the document step it affects
 
 
 def _template_library(console: str) -> Any:
-    """The Resource META templates a task's ``requires`` plans against: its console backend's."""
-    if console == "stratus":
-        from consoleagent.provisioning.library_stratus import stratus_library
-
-        return stratus_library()
+    """The Resource META templates a task's ``requires`` plans against: its console backend's (which
+    reads them without starting its console)."""
     from consoleagent.consoles import UnknownConsole, backend_class
 
     try:
@@ -90,6 +87,8 @@ class TaskSpec(BaseModel):
     def _requires(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
         from consoleagent.provisioning.engine import ProvisioningEngine
 
+        if not value:
+            return value  # nothing to plan: a console described by a file (no backend package) has no templates
         try:  # planning checks templates, attributes, types and references without creating anything
             ProvisioningEngine(_template_library(info.data.get("console", "stratus"))).plan(
                 parse_requirements(value, source="requires"))

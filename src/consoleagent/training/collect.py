@@ -17,14 +17,15 @@ from consoleagent.tasks.spec import TaskSpec
 
 
 def collect(tasks: list[TaskSpec], out_dir: str | Path, *, policy: str = "oracle", runs: int = 1, workers: int = 1,
-            policy_options: dict[str, Any] | None = None, selector: str | None = None, console_url: str | None = None,
-            admin_token: str | None = None, limit: int | None = None, playwright: Any = None,
+            policy_options: dict[str, Any] | None = None, selector: str | None = None, console: Any = "stratus",
+            console_options: dict[str, Any] | None = None, limit: int | None = None, playwright: Any = None,
             on_record: Callable[[dict[str, Any]], None] | None = None, command: str | None = None) -> dict[str, Any]:
     """Run ``policy`` on ``tasks`` ``runs`` times each into ``out_dir`` (resuming what is there); return the
-    harness's results document."""
+    harness's results document. ``console``: the console backend's name (with ``console_options``), a
+    console YAML file, or a started backend object."""
     from consoleagent.bench.harness import BenchConfig, run_bench
 
     config = BenchConfig(results_dir=Path(out_dir), policy=policy, policy_options=dict(policy_options or {}), runs=runs,
-                         workers=workers, selector=selector, console_url=console_url, admin_token=admin_token,
+                         workers=workers, selector=selector, console=console, console_options=dict(console_options or {}),
                          plots=False, command=command)
     return run_bench(config, tasks, playwright=playwright, on_record=on_record, limit=limit)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from consoleagent.verify.model import VERDICTS, VerifyReport
+from consoleagent.consoles.base import GroundTruth
 from consoleagent.verify.targets import Target
 
 UNSCORED_KINDS = ("outcome_mismatch", "env_error")
@@ -33,24 +34,37 @@ class Truth:
     discrepancies: set[tuple[int, str]]  # (document step, kind)
 
 
-def ground_truth(target: Target, release: str) -> Truth | None:
-    """What the suite says the verification of this procedure on ``release`` must find, if it knows."""
-    from stratus.releases import RELEASES, changelog
+def ground_truth(target: Target, release: str, source: GroundTruth | None = None) -> Truth | None:
+    """What the suite says the verification of this procedure on ``release`` must find, if it knows.
 
+    ``source`` is the console backend's ground truth (stratus: its release changelog; default:
+    stratus's). A console without one (``None`` from its backend, passed as ``GroundTruth([], [])``)
+    is scored only where its task runs on the verified release."""
+    if source is None:
+        source = _stratus_truth()
+    releases, changes = source.releases, source.changes
     task = target.origin
     if task is None:
         return None
     if task.release == release:
-        kinds = {c.id: c.kind for c in changelog()}
+        kinds = {c.id: c.kind for c in changes}
         found = {(d.step, kinds[d.change]) for d in task.discrepancies}
         verdict = "FAIL" if task.expected == "unachievable" else "DRIFT" if found else "PASS"
         return Truth(verdict, found)
-    doc_release = target.document.release or RELEASES[0]
+    if not releases or release not in releases:
+        return None
+    doc_release = target.document.release or releases[0]
     pages = set(target.document.front_matter.get("pages") or [])
-    window = RELEASES[RELEASES.index(doc_release) + 1: RELEASES.index(release) + 1] if doc_release in RELEASES else []
-    if not pages or any(c.release in window and c.page in pages for c in changelog()):
+    window = releases[releases.index(doc_release) + 1: releases.index(release) + 1] if doc_release in releases else []
+    if not pages or any(c.release in window and c.page in pages for c in changes):
         return None
     return Truth("PASS", set())
+
+
+def _stratus_truth() -> GroundTruth:
+    from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
+
+    return backend_class(DEFAULT_CONSOLE)().ground_truth()
 
 
 def prf(tp: int, fp: int, fn: int) -> dict[str, float | int | None]:
@@ -64,8 +78,9 @@ def _round(value: float | None) -> float | None:
     return round(value, 4) if value is not None else None
 
 
-def evaluate(report: VerifyReport, targets: list[Target]) -> dict[str, Any]:
-    """Precision, recall and F1 of discrepancies (overall, lenient, per kind) and of verdicts."""
+def evaluate(report: VerifyReport, targets: list[Target], truth_source: GroundTruth | None = None) -> dict[str, Any]:
+    """Precision, recall and F1 of discrepancies (overall, lenient, per kind) and of verdicts, against
+    the console backend's ground truth (``truth_source``; default: stratus's changelog)."""
     release = report.run.release or ""
     by_id = {t.procedure_id: t for t in targets}
     strict: Counter[str] = Counter()
@@ -78,7 +93,7 @@ def evaluate(report: VerifyReport, targets: list[Target]) -> dict[str, Any]:
     durations = []
     for procedure in report.procedures():
         target = by_id.get(procedure.id)
-        truth = ground_truth(target, release) if target else None
+        truth = ground_truth(target, release, truth_source) if target else None
         if truth is None:
             counts["unscored"] += 1
             continue

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from consoleagent.consoles.base import GroundTruth
 from consoleagent.verify.review import REPORT_FILE, load_report
 from consoleagent.bench.results import is_env_error
 from consoleagent.verify.model import (VERDICTS, Attempt, Consistency, DocumentReport, ProcedureReport, Reason, RunInfo,
@@ -53,12 +54,10 @@ class VerifyConfig:
     workers: int = 1
     tasks: str | None = None  # a task selector restricting which suite tasks may supply goals
     tasks_root: Path | None = None  # a folder of task files (default: the shipped suite)
-    console_url: str | None = None  # a running stratus (needs admin_token); None: one in this process
-    admin_token: str | None = None
-    delivery_delay_s: float | None = None  # that console's audit delivery delay, when known (the judge stops waiting early)
+    console: str = "stratus"  # the console backend (consoleagent.consoles) or a console YAML file
+    console_options: dict[str, Any] = field(default_factory=dict)  # its backend's options (stratus: url, admin_token, time_scale)
     env_error_retries: int = 2
     max_steps: int | None = None
-    time_scale: float = 50.0
     junit: Path | None = None
     command: str | None = None
     # A goal-directed agent that tries, without the document, each procedure the documented path did not
@@ -67,13 +66,26 @@ class VerifyConfig:
     attempt_options: dict[str, Any] = field(default_factory=dict)
 
 
-def resolve_release(release: str | None) -> str:
-    from stratus.releases import LATEST_RELEASE, RELEASES
+def console_of(config: VerifyConfig) -> Any:
+    """The console backend (not started) the verification runs on."""
+    from consoleagent.consoles import UnknownConsole, resolve_backend
 
+    try:
+        return resolve_backend(config.console, **config.console_options)
+    except (UnknownConsole, ValueError, OSError) as exc:
+        raise VerifyConfigError(str(exc)) from exc
+
+
+def resolve_release(release: str | None, console: Any = None) -> str:
+    """The release to verify: the console's own pin by default; one of its releases (stratus has several)."""
+    from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
+
+    console = console if console is not None else backend_class(DEFAULT_CONSOLE)()
+    releases = console.releases() if hasattr(console, "releases") else [console.release]
     if release is None:
-        return LATEST_RELEASE
-    if release not in RELEASES:
-        raise VerifyConfigError(f"unknown release {release!r}; stratus has {', '.join(RELEASES)}")
+        return console.release
+    if release not in releases:
+        raise VerifyConfigError(f"unknown release {release!r}; {console.name} has {', '.join(releases)}")
     return release
 
 
@@ -93,7 +105,7 @@ def check_request(out_dir: Path, config: VerifyConfig, release: str) -> None:
                                     "or pass --restart to start over in it")
         return
     out_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({**wanted, "run_id": uuid.uuid4().hex[:12], "created_at": _now(), "elapsed_s": 0.0},
+    path.write_text(json.dumps({**wanted, "console": str(config.console), "run_id": uuid.uuid4().hex[:12], "created_at": _now(), "elapsed_s": 0.0},
                                indent=1), encoding="utf-8")
 
 
@@ -130,8 +142,10 @@ def run_verify(config: VerifyConfig, *, playwright: Any = None,
     The inputs (release, documents, task files) are checked before anything is written, so a typo
     leaves no output directory behind to block the corrected command."""
     started = time.monotonic()
-    release = resolve_release(config.release)
-    work = plan(list(config.documents), release, _tasks(config.tasks, config.tasks_root), max_steps=config.max_steps)
+    console = console_of(config)
+    release = resolve_release(config.release, console)
+    work = plan(list(config.documents), release, _tasks(config.tasks, config.tasks_root or console.tasks_root),
+                max_steps=config.max_steps, console=console)
     out_dir = Path(config.out_dir)
     check_request(out_dir, config, release)
     records: dict[str, dict[str, Any]] = {}
@@ -172,9 +186,9 @@ def _run_episodes(config: VerifyConfig, targets: list[Target], directory: Path, 
 
     bench = BenchConfig(results_dir=directory, policy=config.attempt_policy if attempt else config.policy,  # type: ignore[arg-type]
                         policy_options=config.attempt_options if attempt else config.policy_options,
-                        runs=1 if attempt else config.runs, workers=config.workers, console_url=config.console_url,
-                        admin_token=config.admin_token, delivery_delay_s=config.delivery_delay_s,
-                        env_error_retries=config.env_error_retries, time_scale=config.time_scale, plots=False,
+                        runs=1 if attempt else config.runs, workers=config.workers, console=config.console,
+                        console_options=config.console_options,
+                        env_error_retries=config.env_error_retries, plots=False,
                         screenshots=True, with_documents=not attempt, command=config.command)
     run_bench(bench, [t.spec for t in targets], playwright=playwright, on_record=on_record)
     return {r["key"]: r for r in RunLedger(directory / LEDGER_FILE).results()}  # the raw records: checks, trajectories
@@ -205,10 +219,16 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
         documents.append(report)
     request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
     run = RunInfo(id=request["run_id"], created_at=request["created_at"], command=config.command,
-                  console=config.console_url or "in-process stratus", release=release, policy=config.policy,
+                  console=_console_name(config), release=release, policy=config.policy,
                   policy_options=redact(config.policy_options), runs=config.runs, workers=config.workers,
                   machine=machine(), revision=git_revision(), duration_s=round(duration_s, 1))
     return VerifyReport(run=run, summary=summarise(documents), documents=documents)
+
+
+def _console_name(config: VerifyConfig) -> str:
+    """How the report names the console: the URL of a running one, else the backend (started in this process)."""
+    url = config.console_options.get("url")
+    return url or ("in-process stratus" if config.console == "stratus" else str(config.console))
 
 
 def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: int, out_dir: Path,
@@ -389,10 +409,15 @@ def evaluate_dir(out_dir: Path) -> dict[str, Any]:
     from consoleagent.verify.evaluate import evaluate
 
     out_dir = Path(out_dir)
+    from consoleagent.consoles import resolve_class
+
     request = json.loads((out_dir / REQUEST_FILE).read_text(encoding="utf-8"))
+    backend = resolve_class(request.get("console") or "stratus")
+    console = backend() if isinstance(backend, type) else backend  # read only: never started
     work = plan([Path(p) for p in request["documents"]], request["release"],
-                _tasks(request.get("tasks"), request.get("tasks_root")), max_steps=request.get("max_steps"))
-    return evaluate(load_report(out_dir), work.targets)
+                _tasks(request.get("tasks"), request.get("tasks_root") or console.tasks_root),
+                max_steps=request.get("max_steps"), console=console)
+    return evaluate(load_report(out_dir), work.targets, console.ground_truth() or GroundTruth([], []))
 
 
 def write_evaluation(out_dir: Path) -> tuple[dict[str, Any], str]:

@@ -20,9 +20,11 @@ from typing import Any, Literal
 from consoleagent.documents import Document, Procedure, ProcedureError, document_paths, load_document
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.suite.validation import front_matter
+from consoleagent.verify.outcome import goal_outcome_regex
 from consoleagent.tasks.spec import TaskSpec
 
-# The verbs of state-changing console calls: a procedure without a reward rule must cause one of these.
+# The verbs of state-changing console calls (stratus's API names; a backend may name its own as
+# ``write_event``): a procedure without a reward rule must cause one of these.
 WRITE_EVENT = (r"(Create|Delete|Modify|Allocate|Release|Associate|Unassociate|Attach|Detach|Start|Stop|Reboot|Run|Add|"
                r"Remove|Authorize|Revoke|Reset|Import|Set|Update|Resize|Replace|Copy|Rollback|Join|Leave|Bind|Unbind|"
                r"Renew|Enable|Disable|Apply|Reinit|Change|Convert|Tag|Untag)[A-Za-z]*")
@@ -101,9 +103,16 @@ def choose_task(candidates: list[TaskSpec], release: str) -> TaskSpec | None:
     return ranked[0] if ranked else None
 
 
-def plan(paths: list[Path], release: str, tasks: list[TaskSpec], *, max_steps: int | None = None) -> Plan:
-    """Parse every document and pair each procedure with the task spec that will run it."""
-    shipped = shipped_document_ids()
+def plan(paths: list[Path], release: str, tasks: list[TaskSpec], *, max_steps: int | None = None,
+         console: Any = None) -> Plan:
+    """Parse every document and pair each procedure with the task spec that will run it.
+
+    ``console`` is the console backend (default: stratus's): its documents root names the suite's
+    documents, and a procedure without a task is provisioned from its templates and starts at its
+    ``start_url``."""
+    console = console if console is not None else _default_console()
+    root = console.documents_root or DOCUMENTS_ROOT
+    shipped = shipped_document_ids(root) if root.is_dir() else {}
     by_document: dict[str, list[TaskSpec]] = {}
     for task in tasks:
         by_document.setdefault(task.document.split("#", 1)[0], []).append(task)
@@ -117,11 +126,11 @@ def plan(paths: list[Path], release: str, tasks: list[TaskSpec], *, max_steps: i
             documents.append((str(path), None, str(exc)))
             continue
         documents.append((str(path), document, None))
-        name = suite_document(path, document, shipped)
+        name = suite_document(path, document, shipped, root)
         for procedure in document.procedures:
             task = choose_task(by_document.get(name or "", []), release) if len(document.procedures) == 1 else None
             spec = _spec_from_task(task, path, document, procedure, release) if task else \
-                _spec_without_task(path, document, procedure, release)
+                _spec_without_task(path, document, procedure, release, console)
             key = _unique(spec.id, used)
             spec = spec.model_copy(update={"id": key} | ({"max_steps": max_steps} if max_steps else {}))
             targets.append(Target(key=key, document=document, path=str(path), procedure=procedure, spec=spec,
@@ -139,17 +148,22 @@ def _spec_from_task(task: TaskSpec, path: Path, document: Document, procedure: P
     return task.model_copy(update={"release": release, "document": _document_ref(path, document, procedure)})
 
 
+def _default_console() -> Any:
+    from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
+
+    return backend_class(DEFAULT_CONSOLE)()
+
+
 @functools.cache
-def _matcher() -> Any:
-    """ResourceCoder's offline matcher over the stratus templates, built once per process."""
-    from consoleagent.provisioning.library_stratus import stratus_library
+def _matcher(backend_class: type) -> Any:
+    """ResourceCoder's offline matcher over a console backend's templates, built once per process."""
     from consoleagent.provisioning.request_matcher import RequestMatcher
 
-    return RequestMatcher(stratus_library())
+    return RequestMatcher(backend_class.template_library())
 
 
-def _spec_without_task(path: Path, document: Document, procedure: Procedure, release: str) -> TaskSpec:
-    matcher = _matcher()
+def _spec_without_task(path: Path, document: Document, procedure: Procedure, release: str, console: Any) -> TaskSpec:
+    matcher = _matcher(type(console))
     requires: list[dict[str, Any]] = []
     for line in procedure.prerequisites:
         for requirement in matcher.match(line) or []:
@@ -158,10 +172,10 @@ def _spec_without_task(path: Path, document: Document, procedure: Procedure, rel
     product = str(document.front_matter.get("product") or "console")
     ident = re.sub(r"[^a-z0-9-]+", "-", f"verify-{document.id}-{procedure.id}".casefold()).strip("-")[:80]
     return TaskSpec.model_validate({
-        "id": ident, "product": product, "difficulty": "standard", "split": "test",
+        "id": ident, "console": console.name, "product": product, "difficulty": "standard", "split": "test",
         "document": _document_ref(path, document, procedure), "release": release,
-        "goal": f"{procedure.title}, following the document.", "start_url": "/console", "requires": requires,
-        "reward": {"expect": [{"event": {"regex": WRITE_EVENT}}]},
+        "goal": f"{procedure.title}, following the document.", "start_url": getattr(console, "start_url", "/console"),
+        "requires": requires, "reward": {"expect": [{"event": {"regex": goal_outcome_regex(procedure.title, console, WRITE_EVENT)}}]},
         "oracle": [{"task_unachievable": "no known solution: the document is not part of the task suite"}],
     })
 
