@@ -180,14 +180,15 @@ class PgAdminBackend:
         return time.monotonic() - started
 
     def _disconnect_servers(self) -> None:
-        """Every episode starts with the registered servers disconnected, as pgAdmin starts: its
-        connections are shared by every browser session of the desktop user, so otherwise the tree
-        would open differently after an episode that connected."""
+        """Every episode starts with the registered servers disconnected and the tree collapsed, as
+        pgAdmin starts: its connections and its saved tree state are shared by every browser session of
+        the desktop user, so otherwise the tree would open differently after an episode that connected."""
         if self.server is None:
             return
         from consoleagent.consoles.pgadmin.rest import PgAdminRest, PgAdminRestError
 
         rest = PgAdminRest(self.base_url, self.server.key)
+        rest.call("DELETE", "/settings/reset_tree_state")  # pgAdmin reopens the nodes a session left expanded
         for server in self.server.servers():
             try:
                 rest.call("DELETE", f"/browser/server/connect/1/{server.id}")
