@@ -106,7 +106,7 @@ def _int_fields(request: Any) -> list[str]:
     return out
 
 
-EDGE_INTS = [2**63, -(2**63) - 1, 10**30, 2**31]
+EDGE_INTS = [2**63, -(2**63) - 1]
 
 
 def test_every_integer_parameter_at_the_64_bit_edges_is_a_4xx(fuzz_cloud: tuple[Cloud, Tenant]) -> None:
