@@ -88,11 +88,12 @@ def load_console_file(path: str | Path) -> ConsoleFile:
     if not data["url"].startswith(("http://", "https://")):
         raise ConsoleFileError(f"{path}: url: {data['url']!r} is not an http(s) URL")
     here = path.parent
-    if data.get("audit") not in (None, {"kind": "none"}) and data.get("account") is None:
+    audit = _audit(path, data.get("audit"), here)
+    if audit["kind"] != "none" and data.get("account") is None:
         raise ConsoleFileError(f"{path}: account: required with an audit source (the accountId of the login's "
                                "records: only those count towards a reward)")
     return ConsoleFile(path, data["name"], data["url"].rstrip("/"), str(data.get("release", "unversioned")),
-                       _login(path, data.get("login")), _audit(path, data.get("audit"), here), data.get("ready_text"),
+                       _login(path, data.get("login")), audit, data.get("ready_text"),
                        str(data["account"]) if data.get("account") is not None else None,
                        _folder(here, data.get("tasks_root")), _folder(here, data.get("documents_root")))
 
