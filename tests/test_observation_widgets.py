@@ -121,6 +121,19 @@ def test_roleless_tree_rows_become_tree_items_with_an_expand_control(som: Any, s
     assert by_name(snapshot(som), "sales").states == ["selected"]
 
 
+def test_tree_rows_clicked_by_their_label_with_the_caret_beside_it(som: Any, site: str) -> None:
+    """Virtualized rows, each in its own wrapper, depth in an attribute, the label takes the clicks."""
+    som.goto(f"{site}/tree.html")
+    snap = snapshot(som)
+    rows = [(m.name, m.level, m.states) for m in snap.marks if m.name in ("Workspaces", "notes.sql", "archive")]
+    assert rows == [("Workspaces", 1, ["expanded"]), ("notes.sql", 2, []), ("archive", 2, ["collapsed"])]
+    assert all(by_name(snap, n).role == "treeitem" for n in ("Workspaces", "notes.sql", "archive"))
+    assert "Expand archive" in names(snap) and "Expand notes.sql" not in names(snap)
+    act(som, snap, f"click({by_name(snap, 'Collapse Workspaces').id})")
+    closed = snapshot(som)
+    assert by_name(closed, "Workspaces").states == ["collapsed"] and "notes.sql" not in names(closed)
+
+
 # --- names ---------------------------------------------------------------------------------------------
 
 
@@ -162,6 +175,11 @@ def test_dock_tabs_once_and_shortcut_hints_out_of_names(som: Any, site: str) -> 
     snap = snapshot(som)
     assert [m.name for m in snap.marks if m.name in ("Dashboard", "Properties", "SQL")] == ["Dashboard", "Properties", "SQL"]
     assert all(m.role == "tab" for m in snap.marks if m.name in ("Dashboard", "Properties", "SQL"))
+    assert by_name(snap, "Dashboard").states == ["selected"]
+    closes = marks_named(snap, "Close", "button")  # not part of the tabs' names; told apart by their tab
+    assert [m.context for m in closes] == ['section "Dashboard"', 'section "Properties"', 'section "SQL"']
+    query = by_name(snap, "Query tool")  # a disabled icon button named by its tooltip wrapper
+    assert query.role == "button" and "disabled" in query.states and by_name(snap, "Filter objects").role == "button"
     assert [m.name for m in snap.marks if m.role == "menuitem"] == ["Database...", "Refresh", "Delete", "Create", "Reload"]
     assert snap.extras[by_name(snap, "Database...").id]["desc"] == "shortcut Alt + Shift + N"
     assert snap.extras[by_name(snap, "Delete").id]["desc"] == "shortcut Ctrl+Shift+D"
@@ -211,6 +229,13 @@ def test_settle_waits_out_a_loading_splash(som: Any, site: str) -> None:
     assert {"Query tool", "Properties"} <= names(snap) and snap.modal is None
 
 
+def test_settle_waits_out_a_splash_while_the_page_is_busy(som: Any, site: str) -> None:
+    """A splash counting its progress is never quiet: the busy bound (max_s) must not end the wait."""
+    waited, _ = _settle_page(som, f"{site}/splash.html?ms=1500&progress=1", SettleConfig(max_s=0.5))
+    assert 1.2 <= waited < 10, waited
+    assert "Query tool" in names(snapshot(som))
+
+
 def test_settle_does_not_wait_for_modals_or_masks_with_controls(som: Any, site: str) -> None:
     config = SettleConfig()
     waited, _ = _settle_page(som, f"{site}/overlay.html", config)
@@ -226,5 +251,5 @@ def test_a_splash_that_never_clears_is_waited_for_once(som: Any, site: str) -> N
     config = SettleConfig(overlay_max_s=1.0, max_s=0.5)
     waited, tracker = _settle_page(som, f"{site}/splash.html?ms=-1", config)
     assert 1.0 <= waited < 3, waited
-    assert tracker.stuck_overlay == "Loading Workbench ..."
+    assert tracker.stuck_overlay.startswith("Loading Workbench ...")
     assert wait_settled(som, tracker, config) < 0.5

@@ -69,6 +69,7 @@ OVERLAY_JS = """
   return (layer.innerText || "").replace(/\\s+/g, " ").trim().slice(0, 80) || "overlay";
 }
 """
+OVERLAY_LOOK_S = 0.25  # how often a page that is not yet quiet is checked for a covering layer
 
 
 @dataclass
@@ -103,20 +104,21 @@ def wait_settled(page: Any, tracker: RequestTracker, config: SettleConfig) -> fl
     """
     started = time.monotonic()
     deadline = started + config.max_s
-    overlay = ""
+    overlay, next_look = "", started
     while time.monotonic() < deadline:
-        if not tracker.busy(config.ignore_request_after_s):
-            try:
-                quiet = page.evaluate(QUIET_FOR_MS)
-                overlay = page.evaluate(OVERLAY_JS) if quiet >= config.quiet_ms else ""
-            except Exception as exc:  # navigation in progress destroys the context: wait for the new one
-                if "closed" in str(exc).lower() or "crash" in str(exc).lower():
-                    raise
-                quiet, overlay = 0.0, ""
-            if quiet >= config.quiet_ms:
-                if not overlay or overlay == tracker.stuck_overlay:
-                    break
-                deadline = max(deadline, started + config.overlay_max_s)
+        busy = tracker.busy(config.ignore_request_after_s)
+        try:
+            quiet = 0.0 if busy else page.evaluate(QUIET_FOR_MS)
+            if quiet >= config.quiet_ms or time.monotonic() >= next_look:  # a splash shows while the page loads too
+                overlay, next_look = page.evaluate(OVERLAY_JS), time.monotonic() + OVERLAY_LOOK_S
+        except Exception as exc:  # navigation in progress destroys the context: wait for the new one
+            if "closed" in str(exc).lower() or "crash" in str(exc).lower():
+                raise
+            quiet = 0.0
+        if overlay and overlay != tracker.stuck_overlay:
+            deadline = max(deadline, started + config.overlay_max_s)
+        elif quiet >= config.quiet_ms:
+            break
         page.wait_for_timeout(config.poll_s * 1000)
     else:
         if overlay:

@@ -54,6 +54,8 @@ function __somMark(args) {
   const CLOSED_CLASS_RE = /(^|[\s_-])(closed|collapsed)($|[\s_-])/i;
   const SELECTED_CLASS_RE = /(^|[\s_-])selected($|[\s_-])/i;
   let shortcutSeen = "";   // the hint contentText skipped last (said as the element's description)
+  let skipButtons = false; // naming a tab, tree item or option: its own buttons (close, more) are not its name
+  const ITEM_ROLES = new Set(["tab", "treeitem", "option", "menuitem", "row", "gridcell"]);
 
   const marks = [];        // {id, role, name, tag, value, placeholder, states, bbox, in_viewport, frame, ...}
   const items = [];        // document-ordered outline items
@@ -117,6 +119,7 @@ function __somMark(args) {
       if (SKIP_TAGS.has(t) || c === skip) continue;
       if (c.hidden || attr(c, "aria-hidden") === "true") continue;
       if (SUB_WIDGETS.has(roleAttr(c))) continue;
+      if (skipButtons && (t === "button" || roleAttr(c) === "button")) continue;
       const cs = c.ownerDocument.defaultView.getComputedStyle(c);
       if (cs.display === "none" || cs.visibility !== "visible") continue;
       if (t === "kbd" || isShortcutHint(c)) {
@@ -254,8 +257,10 @@ function __somMark(args) {
       if (n) return n;
     } else if (NAME_FROM_CONTENT.has(role)) {
       shortcutSeen = "";
+      skipButtons = ITEM_ROLES.has(role);
       n = clean(contentText(el.shadowRoot || el, 0, null));
       if (!n && el.shadowRoot) n = clean(contentText(el, 0, null));
+      skipButtons = false;
       if (!n && shortcutSeen) { n = shortcutSeen; shortcutSeen = ""; }
       if (n) return stripHints(n);
       n = clean(attr(el, "title"));
@@ -264,6 +269,13 @@ function __somMark(args) {
       n = clean(attr(el, "title")) || clean(attr(el, "placeholder")) || clean(attr(el, "aria-placeholder"));
       if (n) return n;
       if (el.labels && el.labels.length) { n = nativeLabel(el); if (n) return n; }
+    }
+    // A control wrapped alone in an element that carries its name (a tooltip wrapper around a
+    // disabled icon button).
+    const wrap = el.parentElement;
+    if (wrap && wrap.firstElementChild === el && wrap.lastElementChild === el) {
+      n = clean(attr(wrap, "aria-label")) || clean(attr(wrap, "title"));
+      if (n) return n;
     }
     // Fallbacks for unnamed fields: what a person reads next to it, then the column, then `name`.
     if (role === "link" || role === "button" || role === "clickable") return "";
@@ -324,11 +336,33 @@ function __somMark(args) {
     }
     return null;
   }
+  function siblingToggle(m, f, c) {
+    // A row whose clickable part is its label, with the caret just before it (row > caret + label):
+    // the caret is marked here (it was walked already, inside no control) and the row is the parent.
+    const row = m.el.parentElement;
+    if (!row) return;
+    for (let sib = m.el.previousElementSibling, k = 0; sib && k < 2; sib = sib.previousElementSibling, k++) {
+      const r = sib.getBoundingClientRect();
+      if (r.width < 6 || r.width > 32 || r.height < 6 || r.height > 32 || clean(sib.textContent).length > 1) continue;
+      if (!(sib.hasAttribute("aria-expanded") || toggleClass(sib.getAttribute("class") || ""))) continue;
+      if (marks.some((x) => x.el === sib)) return; // already a control of its own
+      const x = r.left + f.ox, y = r.top + f.oy;
+      const box = [x, y, x + r.width, y + r.height];
+      const t = {el: sib, kind: "native", role: "button", tag: sib.localName, box, inView: nonEmpty(inter(box, [0, 0, VW, VH])),
+        f, c, ah: m.ah, toggleOf: m, order: marks.length};
+      m.toggle = sib;
+      m.rowEl = row;
+      marks.push(t);
+      items.push({k: "m", m: t, y});
+      return;
+    }
+  }
   function indentOf(m) {
     // Where a row's content starts, relative to the row: its caret, else its first small child.
-    const r = m.el.getBoundingClientRect();
+    const rowEl = m.rowEl || m.el;
+    const r = rowEl.getBoundingClientRect();
     if (m.toggle) return m.toggle.getBoundingClientRect().left - r.left;
-    const stack = [m.el.firstElementChild];
+    const stack = [rowEl.firstElementChild];
     for (let seen = 0; stack.length && seen < 6; ) {
       const n = stack.pop();
       if (!n) continue;
@@ -338,12 +372,24 @@ function __somMark(args) {
       if (b.width > 0 && b.height > 0 && b.width < r.width * 0.6) return b.left - r.left;
       if (n.firstElementChild) stack.push(n.firstElementChild);
     }
-    return parseFloat(getComputedStyle(m.el).paddingLeft) || 0;
+    return parseFloat(getComputedStyle(rowEl).paddingLeft) || 0;
+  }
+  function listOf(rowEl) {
+    // The list a row belongs to: its scrolling container (virtualized lists wrap each row), else its parent.
+    for (let p = rowEl.parentElement, k = 0; p && k < 6; p = p.parentElement, k++) {
+      const oy = getComputedStyle(p).overflowY;
+      if (oy === "auto" || oy === "scroll") return p;
+    }
+    return rowEl.parentElement;
   }
   function treeLevels(rows) {
-    // Depth: aria-level, else nesting of ARIA tree items; for role-less rows a depth attribute or
-    // the rank of their indentation among the rows of the same list.
+    // Depth: aria-level, else nesting of ARIA tree items; for role-less rows a depth attribute
+    // (0- or 1-based: the smallest on the page is the top) or the rank of their indentation among
+    // the rows of the same list.
     const lists = new Map();
+    const depthAttr = (m) => { const e = m.rowEl || m.el; const d = attr(e, "data-depth") ?? attr(e, "data-level"); return d != null && d !== "" ? parseInt(d, 10) : NaN; };
+    const withDepth = rows.filter((m) => m.treeRow && depthAttr(m) >= 0);
+    const base = withDepth.some((m) => depthAttr(m) === 0) ? 1 : 0;
     for (const m of rows) {
       const el = m.field || m.el;
       const al = parseInt(attr(el, "aria-level") || "", 10);
@@ -352,21 +398,17 @@ function __somMark(args) {
         let n = 1;
         for (let p = el.parentElement; p && roleAttr(p) !== "tree"; p = p.parentElement) if (roleAttr(p) === "treeitem") n++;
         m.level = n;
-      } else {
-        const key = el.parentElement;
-        if (!lists.has(key)) lists.set(key, []);
-        lists.get(key).push(m);
-      }
+      } else if (depthAttr(m) >= 0) m.level = depthAttr(m) + base;
+      const key = listOf(m.rowEl || m.el);
+      if (!lists.has(key)) lists.set(key, []);
+      lists.get(key).push(m);
     }
     for (const list of lists.values()) {
-      const depthAttr = (m) => { const d = attr(m.el, "data-depth") ?? attr(m.el, "data-level"); return d != null && d !== "" ? parseInt(d, 10) : NaN; };
-      if (list.every((m) => depthAttr(m) >= 0)) {
-        const min = Math.min(...list.map(depthAttr));
-        for (const m of list) m.level = depthAttr(m) - min + 1;
-      } else {
-        const ind = list.map((m) => Math.round(indentOf(m) / 3));
+      const open = list.filter((m) => m.treeRow && !m.level);
+      if (open.length) {
+        const ind = open.map((m) => Math.round(indentOf(m) / 3));
         const steps = [...new Set(ind)].sort((a, b) => a - b);
-        list.forEach((m, i) => { m.level = steps.indexOf(ind[i]) + 1; });
+        open.forEach((m, i) => { m.level = steps.indexOf(ind[i]) + 1; });
       }
       list.forEach((m, i) => { m.nextDeeper = i + 1 < list.length && list[i + 1].level > m.level; });
     }
@@ -378,7 +420,7 @@ function __somMark(args) {
     if (ae === "true") return "expanded";
     if (ae === "false") return "collapsed";
     if (!m.toggle || !m.treeRow) return "";
-    const cls = (m.toggle.getAttribute("class") || "") + " " + (el.getAttribute("class") || "");
+    const cls = (m.toggle.getAttribute("class") || "") + " " + ((m.rowEl || el).getAttribute("class") || "");
     if (OPEN_CLASS_RE.test(cls)) return "expanded";
     if (CLOSED_CLASS_RE.test(cls)) return "collapsed";
     return m.nextDeeper ? "expanded" : "collapsed"; // its children are drawn under it
@@ -627,9 +669,10 @@ function __somMark(args) {
         mark = {el, kind, role, tag, box, inView: nonEmpty(vis), f, c, st, ah, ownPointer: st.cursor === "pointer"};
         mark.order = marks.length;
         if (toggleOf) mark.toggleOf = toggleOf;
-        else if (kind !== "native" || role === "treeitem") mark.toggle = findToggle(el, r);
+        else if (kind === "pointer" || kind === "click" || role === "treeitem") mark.toggle = findToggle(el, r);
         marks.push(mark);
         items.push({k: "m", m: mark, y});
+        if (!toggleOf && !mark.toggle && (kind === "pointer" || kind === "click")) siblingToggle(mark, f, c);
         // A link's text identifies its row or heading ("web-01"); a button's ("Stop") does not.
         const keepSink = ctx.sink !== c.sink || (c.sink && (c.sink.k === "h" || role === "link"));
         ctx = {...ctx, inMark: mark, sink: keepSink ? ctx.sink : {t: ""}};
@@ -863,9 +906,17 @@ function __somMark(args) {
   let live = ordered.filter((m) => keptSet.has(m));
   // Role-less tree rows: a clickable row with a caret, and the clickable rows beside it.
   const treeParents = new Set();
-  for (const m of live) if (m.toggle && m.kind !== "native") { m.role = "treeitem"; m.treeRow = true; treeParents.add(m.el.parentElement); }
+  const rowParent = (m) => (m.rowEl || m.el).parentElement;
+  for (const m of live) if (m.toggle && m.kind !== "native") { m.role = "treeitem"; m.treeRow = true; treeParents.add(rowParent(m)); }
   for (const m of live) {
-    if (!m.treeRow && m.kind !== "native" && !m.toggleOf && treeParents.has(m.el.parentElement)) { m.role = "treeitem"; m.treeRow = true; }
+    if (m.treeRow || m.kind === "native" || m.toggleOf) continue;
+    if (treeParents.has(m.el.parentElement)) { m.role = "treeitem"; m.treeRow = true; continue; }
+    // a leaf of a label-clicked tree: same shape as its caret-bearing neighbours (row > label)
+    const row = m.el.parentElement;
+    if (row && row.parentElement && treeParents.has(row.parentElement) === false && live.some((x) => x.rowEl && x.rowEl !== row && x.el.className === m.el.className &&
+      (x.rowEl.classList[0] || "") === (row.classList[0] || ""))) {
+      m.role = "treeitem"; m.treeRow = true; m.rowEl = row;
+    }
   }
   treeLevels(live.filter((m) => m.role === "treeitem"));
   for (const m of live) {
@@ -892,7 +943,8 @@ function __somMark(args) {
   // holds other controls (a tree item with its children), where its centre would hit a child.
   for (const m of live) {
     const outer = m.c.inMark;
-    if (!outer || !keptSet.has(outer) || m.kind === "native" || outer.kind !== "native" || m.toggleOf || outer.toggleOf) continue;
+    if (!outer || !keptSet.has(outer) || outer.kind !== "native" || m.toggleOf || outer.toggleOf) continue;
+    if (m.kind === "native" && m.role !== outer.role) continue; // a tab in a tab: one tab
     if (!m.name || m.name !== outer.name) continue;
     keptSet.delete(m);
     if ((outer.kids || []).some((k) => k !== m && keptSet.has(k) && !k.toggleOf)) {
@@ -951,7 +1003,9 @@ function __somMark(args) {
     if (tree) { if (m.treeState) states.push(m.treeState); }
     else if (attr(field, "aria-expanded") === "true" || (ftag === "summary" && field.parentElement && field.parentElement.open)) states.push("expanded");
     if (attr(field, "aria-selected") === "true" || (ftag === "option" && field.selected) ||
-      (m.treeRow && SELECTED_CLASS_RE.test(field.getAttribute("class") || ""))) states.push("selected");
+      (m.treeRow && SELECTED_CLASS_RE.test(((m.rowEl || field).getAttribute("class") || "") + " " + (field.getAttribute("class") || "")))) {
+      states.push("selected");
+    }
     if (field.required || attr(field, "aria-required") === "true") states.push("required");
     const ai = attr(field, "aria-invalid");
     let invalid = ai && ai !== "false";
