@@ -170,3 +170,22 @@ def test_report_validates_against_the_schema() -> None:
                               id="d#procedure", title="T", line=3, goal="g", verdict="PASS",
                               consistency=Consistency(runs=1, verdicts={"PASS": 1}, agreement=1.0))])])
     jsonschema.validate(json.loads(report.model_dump_json()), json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def test_a_step_the_author_never_wrote_is_not_blamed() -> None:
+    from consoleagent.verify.model import Discrepancy, StepReport
+    from consoleagent.verify.runner import authored
+
+    steps = [StepReport(id="d#p/1", number=1, line=3, text="Open the Cast dialog.", status="failed", synthesized=True,
+                        find="Cast dialog"),
+             StepReport(id="d#p/2", number=2, line=9, text="Fill **Name**.", status="drift", synthesized=True),
+             StepReport(id="d#p/3", number=3, line=12, text="Click **Save**.", status="ok")]
+
+    def found(step: int, kind: str) -> Discrepancy:
+        return Discrepancy(id=f"d#p/{step}/{kind}", step=step, kind=kind, expected="x", observed="y", source="alignment")
+
+    items = [found(1, "element_removed"), found(2, "label_changed"), found(2, "navigation_changed"),
+             found(3, "element_removed")]
+    # the path to a dialog the page never describes is the agent's search, not the author's text; a
+    # synthesised fill step keeps only what the author wrote there: its labels and values
+    assert [d.id for d in authored(items, steps)] == ["d#p/2/label_changed", "d#p/3/element_removed"]

@@ -242,6 +242,7 @@ def procedure_report(target: Target, records: dict[str, dict[str, Any]], runs: i
         if record is None:  # not run yet (a run stopped with --limit, or interrupted): nothing to judge
             continue
         steps, found = _align(target, record, index, out_dir)
+        found = authored(found, steps)
         outcome = outcome_discrepancy(record, target.spec.expected, target.procedure_id, index)
         if outcome is not None:
             found.append(outcome)
@@ -281,6 +282,25 @@ def _blamed(verdict: str, alignments: list[tuple[list[StepReport], list[Any]]]) 
         done = {s.number for s in steps if s.status in ("ok", "drift")}
         kept.append([d for d in found if d.step in done and d.kind in EVIDENT_WHEN_STUCK])
     return merge_discrepancies(kept)
+
+
+# What the author wrote at a step the parser synthesised (a reference page's "Use the *Name* field"
+# becomes a fill step): the labels and values, not the step's place or order.
+AUTHORED_AT_SYNTHESIZED = ("label_changed", "default_changed", "field_added_required")
+
+
+def authored(found: list[Any], steps: list[StepReport]) -> list[Any]:
+    """The discrepancies that concern words the document's author wrote: none at a step whose place the
+    document never says (``find``: the agent searched for it), and at a step the parser synthesised only
+    those about its labels and values (a synthesised "open the dialog" step is not the author's path)."""
+    by_number = {s.number: s for s in steps}
+    kept = []
+    for item in found:
+        step = by_number.get(item.step) if item.step is not None else None
+        if step is not None and (step.find or (step.synthesized and item.kind not in AUTHORED_AT_SYNTHESIZED)):
+            continue
+        kept.append(item)
+    return kept
 
 
 # Kinds whose evidence is the agent's own successful use of what the console shows instead.
