@@ -5,8 +5,8 @@ examples are only examples), the resources its prerequisites assume, and a rule 
 audit log whether the goal was reached. A task file of the suite gives all three, so a procedure
 with one uses it (the one on the release being verified first, a completable one first). A
 procedure without one gets its title as the goal, its Prerequisites provisioned by ResourceCoder's
-offline matcher, and a weaker outcome check: the agent says it finished and the audit log shows at
-least one successful console write.
+offline matcher, and an outcome check from its goal (``verify.outcome``): a successful console
+write whose event is one of the write actions matching the goal's verb and resource, never a read.
 """
 
 from __future__ import annotations
