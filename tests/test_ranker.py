@@ -159,6 +159,10 @@ def test_sampled_log_probs_equal_grpo_rescoring(observation: Observation, encode
     first = greedy.act(observation)
     assert greedy.turns[0].chosen == int(greedy.head(greedy.turns[0].features).argmax())  # temperature 0: the argmax
     assert first.meta["candidates"] == len(build_candidates(observation))
+    capped = RankerPolicy(model=str(tmp_path / "head"), max_steps=1)
+    capped.reset(GOAL, DOCUMENT)
+    capped.act(observation)
+    assert capped.act(observation).action.startswith("task_unachievable(")  # the step budget is spent
     with pytest.raises(FileNotFoundError, match="ranker.json"):
         RankerPolicy(model=str(tmp_path))
 

@@ -119,10 +119,11 @@ class RankerPolicy:
     """Choose among candidate actions with the encoder and a head; see the module docstring."""
 
     def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
-                 history_limit: int = 12, threads: int | None = None) -> None:
+                 history_limit: int = 12, threads: int | None = None, max_steps: int | None = None) -> None:
         head = load_head(model) if model else build_head()
         self._setup(head, name=f"ranker:{Path(model).name if model else 'base'}", temperature=temperature, seed=seed,
                     history_limit=history_limit, threads=threads)
+        self.max_steps = max_steps
 
     @classmethod
     def from_head(cls, head: Any, *, temperature: float = 0.0, seed: int | None = None, name: str = "ranker:in-memory",
@@ -130,6 +131,7 @@ class RankerPolicy:
         """A policy over a head already in memory (GRPO's current policy)."""
         policy = cls.__new__(cls)
         policy._setup(head, name=name, temperature=temperature, seed=seed, history_limit=history_limit, threads=None)
+        policy.max_steps = None
         return policy
 
     def _setup(self, head: Any, *, name: str, temperature: float, seed: int | None, history_limit: int,
@@ -184,6 +186,9 @@ class RankerPolicy:
         return index, float(logps[index])
 
     def act(self, observation: Observation) -> Decision:
+        if self.max_steps is not None and len(self.history) >= self.max_steps:  # a budget for benchmarks on a slow CPU
+            return Decision(action=f'task_unachievable("ranker: no success within {self.max_steps} steps")',
+                            thought="step budget spent", meta={"budget": self.max_steps})
         started = time.monotonic()
         candidates = self.candidates(observation)
         rows, logits = self.score(observation, candidates)

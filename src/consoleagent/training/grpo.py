@@ -286,7 +286,9 @@ class StepGRPOTrainer:
 
         if self.config.tasks_root:
             return load_suite(selector, Path(self.config.tasks_root))
-        return load_suite(selector)
+        from consoleagent.console_choice import tasks_root
+
+        return load_suite(selector, tasks_root(self.config.console, None))  # the console's own tasks
 
     # -- model ------------------------------------------------------------------------------
 
@@ -412,7 +414,8 @@ class StepGRPOTrainer:
     def _episode_spec(self, task_spec: Any, run_index: int) -> Any:
         from consoleagent.bench.episodes import episode_specs
 
-        spec = episode_specs([task_spec], 1, self._server.documents_root if self._server else None)[0]
+        roots = {"documents_root": self._server.documents_root} if self._server is not None else {}
+        spec = episode_specs([task_spec], 1, **roots)[0]
         task = spec.task
         if self.config.max_episode_steps:
             task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps), meta=task.meta)
