@@ -26,7 +26,7 @@ from typing import Any
 
 from consoleagent.actions.spec import DISCREPANCY_KINDS
 
-ELEMENT_STEPS = {"click": None, "hover": None, "check": None, "uncheck": None,
+ELEMENT_STEPS = {"click": None, "dblclick": None, "hover": None, "check": None, "uncheck": None,
                  "type": "text", "select": "option", "upload": "path"}
 PAGE_STEPS = {"goto": str, "press": str, "scroll": str, "wait": (int, float),
               "task_complete": str, "task_unachievable": str}

@@ -24,7 +24,7 @@ PAGE_HEADING = "## Page\n"
 TERMINAL = {"task_complete", "task_unachievable"}
 # Actions that may change the account or the agent's report even when the page looks the same.
 EFFECTFUL = TERMINAL | {"report_discrepancy", "request_resource", "type", "select", "check", "uncheck", "upload"}
-NAVIGATION = {"goto", "back", "click", "hover", "press", "scroll", "wait"}
+NAVIGATION = {"goto", "back", "click", "dblclick", "hover", "press", "scroll", "wait"}
 TEACHER_GAVE_UP = 'task_complete("oracle failed'  # the oracle ends an unplayable solution so; not an answer to learn
 
 

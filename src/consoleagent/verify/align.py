@@ -27,7 +27,7 @@ from consoleagent.policies.docfollower import FIELD_ROLES, FUZZY_RATIO, MAX_ADDE
 from consoleagent.trajectory.reader import Trajectory
 from consoleagent.verify.model import Discrepancy, Input, LabelUse, StepReport
 
-ELEMENT_ACTIONS = {"click", "type", "select", "check", "uncheck", "hover", "upload"}
+ELEMENT_ACTIONS = {"click", "dblclick", "type", "select", "check", "uncheck", "hover", "upload"}
 INPUT_ACTIONS = {"type", "select", "check", "uncheck", "upload"}
 PAGE_CHANGING = ELEMENT_ACTIONS - {"hover"} | {"goto", "back", "press"}
 _QUOTED = re.compile(r"""['"“”‘’]([^'"“”‘’]{1,120})['"“”‘’]""")
