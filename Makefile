@@ -12,8 +12,9 @@ demo:  ## start stratus with a seeded demo account; prints the console URL and t
 	@scripts/bootstrap.sh ""
 	.venv/bin/consoleagent demo
 
-test:  ## run the whole test suite (API, console in headless Chromium, CLI, training on tiny models)
+test:  ## run the whole test suite (API, console in headless Chromium, CLI, training on tiny models, pgAdmin)
 	@scripts/bootstrap.sh test,train
+	@scripts/pgadmin-setup.sh
 	.venv/bin/ruff check src tests bench
 	.venv/bin/pytest $(PYTEST_ARGS)
 
