@@ -88,7 +88,8 @@ def run(
     url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (with --admin-token); without "
                                                  "--admin-token, any web console at this URL (with --login-name). "
                                                  "Default: start the console in this process."),
-    policy: str = typer.Option("docfollower", help="The agent: docfollower (needs --doc) | llm | hf | replay | scripted."),
+    policy: str = typer.Option("docfollower", help="The agent: docfollower (needs --doc or --task) | llm | hf | replay | "
+                                                   "scripted | oracle (with --task: the task's known solution)."),
     doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A documented procedure the agent follows."),
     start: str = typer.Option("/", help="Path (or URL) of the page the episode starts on."),
     model: Optional[str] = typer.Option(None, help="llm: the model name."),
@@ -128,7 +129,11 @@ def run(
         raise typer.Exit(2)
     options = {"model": model, "base_url": base_url, "vision": vision, "trajectory": replay,
                "actions": [a.strip() for a in actions.split(";") if a.strip()] if actions else None}
-    agent = _make_policy(policy, {k: v for k, v in options.items() if v is not None and v is not False}, policy_option)
+    if policy == "oracle" and spec is None:
+        error("the oracle plays a task's known solution: pass --task ID (or choose another --policy)")
+        raise typer.Exit(2)
+    agent = None if policy == "oracle" else _make_policy(
+        policy, {k: v for k, v in options.items() if v is not None and v is not False}, policy_option)
     adapter = _adapter(console, url, login_name, password, admin_token, release)
     if spec is not None and not hasattr(adapter, "begin_episode"):
         error("--task needs the console's backend (--console NAME), not a plain web console at --url")
@@ -199,6 +204,10 @@ def _run_task(env, backend, agent, spec, document: list[str], trajectory: Path, 
         task = spec.to_task(None)
         task = replace(task, goal=substitute(task.goal, episode.outputs), document=document,
                        max_steps=min(task.max_steps, max_steps), time_limit_s=min(task.time_limit_s, time_limit))
+        if agent is None:  # the oracle: the task's solution, with the ids the provisioning made
+            from consoleagent.policies.oracle import OraclePolicy
+
+            agent = OraclePolicy(spec.oracle, episode.outputs)
         with out.status(f"Running {spec.id} on {backend.base_url} ...") if is_terminal() else nullcontext():
             result = run_episode(env, agent, task, trajectory=trajectory, credentials=episode.credentials,
                                  resource_report=episode.report.text() if episode.report.resources else None)

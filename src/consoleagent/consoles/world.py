@@ -69,8 +69,9 @@ def start_world(backend: ConsoleBackend, world: Path, *, slots: int, fresh: bool
     """Start ``backend`` and prepare its shared world in ``world`` for ``slots`` concurrent episodes.
 
     ``fresh``: the folder is emptied first (an in-process console is new each run, so the last run's
-    accounts and snapshots mean nothing to it)."""
-    if fresh:
+    accounts and snapshots mean nothing to it); a backend that reaches a console which outlives the
+    run (``keeps_world``: stratus at --url) keeps it, so a resumed run finds its pool again."""
+    if fresh and not getattr(backend, "keeps_world", False):
         shutil.rmtree(world, ignore_errors=True)
     world.mkdir(parents=True, exist_ok=True)
     backend.start()

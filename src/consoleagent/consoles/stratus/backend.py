@@ -94,6 +94,11 @@ class StratusBackend:
             return runtime.settings.audit_delivery_delay / self.time_scale
         return self._given_delay
 
+    @property
+    def keeps_world(self) -> bool:
+        """A stratus at --url outlives the run: its pool file (accounts it holds) must survive a rerun."""
+        return self._remote
+
     def describe(self) -> str:
         """How reports name the console."""
         return self.base_url if self._remote else "in-process stratus"
