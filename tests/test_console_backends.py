@@ -332,3 +332,22 @@ def test_an_unknown_console_is_a_clear_error() -> None:
     result = runner.invoke(app, ["bench", "--console", "nosuch", "--policy", "oracle", "--no-plots"])
     assert result.exit_code == 2, result.output
     assert "unknown console 'nosuch'" in " ".join(result.output.split())
+
+
+# --- run --task: the judge's verdict, never an unverified "completed" ------------------------------------
+
+
+def test_run_with_a_task_prints_what_the_judge_decided(tmp_path: Path) -> None:
+    """A stratus suite task played by its oracle in an in-process stratus, judged from the audit log."""
+    result = runner.invoke(app, ["run", "--task", "vpc-create-vpc-01", "--policy", "oracle", "--no-screenshots",
+                                 "--out", str(tmp_path)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output
+    assert "judged: goal reached" in said and "from the audit log" in said
+    assert "not verified" not in said
+
+
+def test_the_oracle_needs_a_task() -> None:
+    result = runner.invoke(app, ["run", "--goal", "Create a VPC named x", "--policy", "oracle"])
+    assert result.exit_code == 2
+    assert "pass --task" in " ".join(result.output.split())

@@ -193,6 +193,14 @@ def _run_task(env, backend, agent, spec, document: list[str], trajectory: Path, 
     from consoleagent.rewards.rules import RewardRule
     from consoleagent.runner import run_episode
 
+    if spec.release != backend.release:  # a console with several releases (stratus) runs the task's
+        if spec.release not in (backend.releases() if hasattr(backend, "releases") else [backend.release]):
+            env.close()
+            error(f"task {spec.id} is for release {spec.release}; console {backend.name} runs {backend.release}")
+            return 2
+        backend.release = spec.release
+        if hasattr(backend, "adapter"):
+            backend.adapter.release = spec.release
     try:
         backend.start()
         episode = backend.begin_episode(spec.id, spec.requirements)

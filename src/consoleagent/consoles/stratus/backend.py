@@ -135,9 +135,12 @@ class StratusBackend:
     # --- judging -----------------------------------------------------------------------------------------
     def audit_records(self, since: str | None = None, until: str | None = None,
                       principal: str | None = None) -> list[Record]:
-        """stratus keeps a trail per account: ``principal`` names an account this backend began an episode in."""
+        """stratus keeps a trail per account: ``principal`` names an account this backend began an episode
+        in (default: the latest one, as ``consoles.check.judge`` asks right after its episode)."""
         from consoleagent.consoles.stratus.audit import account_records
 
+        if principal is None and self._accounts:
+            principal = next(reversed(self._accounts))
         if principal is None or principal not in self._accounts:
             raise ValueError("stratus's audit trail is per account: pass the account id of an episode this backend began")
         return account_records(self.base_url, self._accounts[principal], since or None, until)
