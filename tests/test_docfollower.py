@@ -47,7 +47,7 @@ def test_instructions_in_document_order() -> None:
     assert [(i.kind, i.target, i.value) for i in instructions_from("Set **Bandwidth** to **5 Mbps**. Enter **x** "
                                                                    "in the **Tag** box.")] == \
         [("fill", "Bandwidth", "5 Mbps"), ("fill", "Tag", "x")]
-    assert instructions_from("Log on to the VPC console.") == []
+    assert [(i.kind, i.target) for i in instructions_from("Log on to the VPC console.")] == [("console", "VPC")]
     wait = instructions_from("Wait until the status of the instance is **Running**.")
     assert [(i.kind, i.target) for i in wait] == [("wait_for", "Running")]
 

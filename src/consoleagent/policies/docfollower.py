@@ -18,17 +18,19 @@ from __future__ import annotations
 import difflib
 import re
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.procedure import FIELD_PATTERNS, parse_pipe_table
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.goal_values import GoalValues, choose_option, goal_identifiers
+from consoleagent.policies.docfollow.explore import Explorer
+from consoleagent.policies.docfollow.instructions import Instruction, instructions_from
+from consoleagent.policies.docfollow.semantic import find_rename
+from consoleagent.policies.goal_values import GoalValues, choose_by_meaning, choose_option, goal_identifiers
 
-Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource"]
+__all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
 TEXT_ROLES = {"textbox", "searchbox", "spinbutton", "textarea"}
 CHOICE_ROLES = {"combobox", "listbox"}
@@ -45,84 +47,9 @@ MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
 WAIT_SECONDS = 3
 FUZZY_RATIO = 0.8
 FUZZY_OVERLAP = 0.6
-
-_BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
-_NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
-_CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
-                    + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
-_WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
-_CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
-_SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
-# "click the name of the instance to open its details page": the goal's resource, by its name link
-_OPEN_BY_NAME = re.compile(r"\bclick (?:the|its) (?:name|id|name or id)\b(?: of the [\w -]+?)?(?= to |[.,;]|$)", re.I)
+SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
-
-
-@dataclass
-class Instruction:
-    """One thing the document asks for, in the order it asks."""
-
-    kind: Kind
-    target: str  # the element's label (the field's, for fill/select)
-    value: str = ""
-    path: list[str] = field(default_factory=list)  # navigate: the labels still to click
-    text: str = ""  # the sentence or table row it came from
-    alias: str | None = None  # the close-but-different name we accepted after reporting label_changed
-    scrolled: bool = False
-    retry_path: list[str] = field(default_factory=list)  # navigate: the path before the last click, for a retry
-    waits: int = 0
-    errors: int = 0
-
-
-def instructions_from(step_text: str) -> list[Instruction]:
-    """The instructions of one document step, in document order (notes, lines starting ``>``, skipped)."""
-    found: list[Instruction] = []
-    lines = step_text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        if line.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                block.append(lines[i])
-                i += 1
-            table = parse_pipe_table(block)
-            found += [Instruction("fill", f, v, text=f"{f}: {v}") for f, v in (table.fields() if table else [])]
-            continue
-        if line and not line.startswith(">"):
-            found += _sentence_instructions(_SUBSTEP.sub("", line))
-        i += 1
-    return found
-
-
-def _sentence_instructions(line: str) -> list[Instruction]:
-    """Match the patterns in priority order; a span claimed by one pattern is not matched again."""
-    claimed: list[tuple[int, int]] = []
-    hits: list[tuple[int, Instruction]] = []
-
-    def claim(match: re.Match[str], instruction: Instruction) -> None:
-        if any(match.start() < end and start < match.end() for start, end in claimed):
-            return
-        claimed.append((match.start(), match.end()))
-        hits.append((match.start(), instruction))
-
-    for m in _NAV.finditer(line):
-        labels = [s.strip() for s in re.findall(r"\*\*([^*]+)\*\*", m.group("path"))]
-        claim(m, Instruction("navigate", labels[-1], path=labels, text=m.group(0)))
-    for kind, pattern in FIELD_PATTERNS:
-        for m in pattern.finditer(line):
-            claim(m, Instruction(kind, m.group("field").strip(), m.group("value").strip(), text=m.group(0)))  # type: ignore[arg-type]
-    for m in _CHECK.finditer(line):
-        verb = m.group("verb").casefold()
-        kind = "check" if verb in ("select", "check", "turn on", "enable") else "uncheck"
-        claim(m, Instruction(kind, m.group("label").strip(), text=m.group(0)))  # type: ignore[arg-type]
-    for m in _WAIT.finditer(line):
-        claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))
-    for m in _CLICK.finditer(line):
-        claim(m, Instruction("click", m.group("label").strip(), text=m.group(0)))
-    for m in _OPEN_BY_NAME.finditer(line):
-        claim(m, Instruction("open_resource", "", text=m.group(0)))
-    return [instruction for _, instruction in sorted(hits, key=lambda hit: hit[0])]
+_PLACEHOLDER = re.compile(r"^\s*(select|choose|please|none|--|-)\b", re.I)
 
 
 # --- finding an element by its name -------------------------------------------------------------
@@ -220,6 +147,7 @@ class DocFollowerPolicy:
         self.discrepancies = 0
         self.values = GoalValues(goal)
         self.names = goal_identifiers(goal)
+        self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -259,17 +187,29 @@ class DocFollowerPolicy:
         if last.kind == "navigate" and last.retry_path:
             last.path = list(last.retry_path)
         self._instead_of_example(last, observation.last_error)
-        self.queue.appendleft(last)
+        if not (self.queue and self.queue[0] is last):  # an action that left it queued (a probe, a menu click)
+            self.queue.appendleft(last)
         return None
 
     def _instead_of_example(self, ins: Instruction, error: str) -> None:
-        """The drop-down does not offer the document's example ("doc-vpc-01"): take the option naming the
-        goal's resource, or the only real one, as a person would; not a discrepancy, and not a failure."""
-        found = _NO_OPTION.search(error) if ins.kind in ("fill", "select") else None
+        """The drop-down does not offer the document's value: "5 Mbps" is the option "5"; an example
+        ("doc-vpc-01") gives way to the option naming the goal's resource, or the only real one; an
+        instruction ("Select the VPC of the application servers") picks the option closest in meaning.
+        As a person would: not a discrepancy, and not a failure."""
+        found = _NO_OPTION.search(error) if ins.kind in ("fill", "select", "choose") else None
         if found is None:
             return
-        choice = choose_option(re.findall(r'"([^"]*)"', found.group("offered")), self.goal)
+        offered = re.findall(r'"([^"]*)"', found.group("offered"))
+        choice = None
+        if ins.amount:
+            choice = next((o for o in offered if normalize(o) in (normalize(ins.amount), normalize(ins.value))
+                           or normalize(o).startswith(normalize(ins.amount) + " ")), None)
+        if choice is None:
+            choice = choose_option(offered, self.goal)
+        if choice is None and ins.kind == "choose":
+            choice = choose_by_meaning(offered, ins.value, self.goal)
         if choice is not None and choice != ins.value:
+            ins.kind = "select" if ins.kind == "choose" else ins.kind
             ins.value, ins.errors = choice, ins.errors - 1
 
     def _decide(self, action: Action, thought: str, instruction: Instruction | None = None,
@@ -300,6 +240,12 @@ class DocFollowerPolicy:
             return self._navigate(ins, obs)
         if ins.kind == "open_resource":
             return self._open_resource(ins, obs)
+        if ins.kind == "console":
+            return self._console(ins, obs)
+        if ins.kind == "find":
+            return self._find_place(ins, obs)
+        if ins.kind == "choose":
+            return self._choose(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))
@@ -325,11 +271,20 @@ class DocFollowerPolicy:
 
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
         if match is None:
-            return self._missing(ins, obs, "element_removed")
+            renamed = self._renamed(ins.target, obs, fields=ins.kind in ("fill", "select", "check", "uncheck"))
+            if renamed is None:
+                return self._missing(ins, obs, "element_removed")
+            match = Match(renamed, "fuzzy", 0.5)
         if match.quality == "fuzzy" and ins.alias is None:
             ins.alias = match.mark.name
             return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
         return act(match.mark)
+
+    def _renamed(self, label: str, obs: Observation, fields: bool = False) -> Mark | None:
+        """The mark that is ``label`` renamed with other words ("Apply for EIP" → "Create EIP"), by meaning."""
+        marks = [m for m in obs.marks if (m.role in FIELD_ROLES) == fields and m.name.strip()]
+        rename = find_rename(label, [m.name for m in marks]) if marks else None
+        return marks[rename.index] if rename is not None else None
 
     def _missing(self, ins: Instruction, obs: Observation, kind: str) -> Decision:
         """Not on the page: scroll once and look again, then report it and move on."""
@@ -352,6 +307,9 @@ class DocFollowerPolicy:
         while ins.path:
             prefer = NAVIGATION_PREFERRED if len(ins.path) == 1 else CLICK_PREFERRED  # the path's end: go there
             match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=prefer, label=ins.path[0])
+            if match is None and ins.alias is None:
+                renamed = self._renamed(ins.path[0], obs)
+                match = Match(renamed, "fuzzy", 0.5) if renamed is not None else None
             if match is None:
                 return self._missing(ins, obs, "navigation_changed")
             if match.quality == "fuzzy" and ins.alias is None:
@@ -382,12 +340,15 @@ class DocFollowerPolicy:
         if mark.role in TOGGLE_ROLES:
             want = normalize(ins.value)
             return self._toggle(ins, mark, want not in FALSE_WORDS)
-        if normalize(mark.value or "") == normalize(ins.value):
+        value = ins.value
+        if ins.amount and (mark.role in ("spinbutton", "slider") or re.fullmatch(r"\d+(?:[.,]\d+)?", (mark.value or "").strip())):
+            value = ins.amount  # "5 Mbps" into a number field whose unit is beside it
+        if normalize(mark.value or "") in (normalize(ins.value), normalize(value)):
             self.queue.popleft()  # already set, as a person would leave it
             return None
         # A native <select> (or a listbox) takes select(); an editable combobox input takes typed text.
         use_select = mark.role == "listbox" or (mark.role == "combobox" and mark.tag != "input")
-        action = Action("select", (mark.id, ins.value)) if use_select else Action("type", (mark.id, ins.value))
+        action = Action("select", (mark.id, value)) if use_select else Action("type", (mark.id, value))
         return self._decide(action, f"Step {self.step}: set {ins.target!r} to {ins.value!r}: [{mark.id}] {mark.role}.",
                             ins)
 
@@ -417,3 +378,106 @@ class DocFollowerPolicy:
         ins.waits += 1
         return self._decide(Action("wait", (self.wait_seconds,)),
                             f"Step {self.step}: waiting until the page shows {ins.target!r}.", ins, done=False)
+
+    # -- where the document starts, places it does not say how to reach, values it describes --------
+
+    def _console(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """"Log on to the ECS console": already there when the page's path starts with the console's name or
+        its initials; else the link naming that product (by name, initials, or meaning); else nothing to do."""
+        short = {normalize(ins.target).replace(" ", ""), _initials(ins.target)}
+        first = (urlparse(obs.url).path.strip("/").split("/") or [""])[0].casefold()
+        if first in short:
+            self.queue.popleft()
+            return None
+        links = [m for m in obs.marks if m.role in ("link", "menuitem", "button", "treeitem") and m.name.strip()]
+        named = [m for m in links if _names_product(ins.target, m.name)]
+        if not named:
+            rename = find_rename(f"{ins.target} console", [m.name for m in links], threshold=0.5) if links else None
+            named = [links[rename.index]] if rename is not None else []
+        if not named:
+            self.queue.popleft()  # no such product on this page: the document's later steps will tell
+            return None
+        mark = min(named, key=lambda m: (m.role != "link", not m.in_viewport))
+        return self._decide(Action("click", (mark.id,)), f"Step {self.step}: go to the {ins.target} console: "
+                                                         f"[{mark.id}] {mark.name!r}.", ins)
+
+    def _find_place(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """A dialog or page the document names without saying how to open it: click it when it is here
+        (by name, or renamed), else look for it (:class:`Explorer`); found nowhere: the agent could not
+        verify this, which is not the document's fault, so it says so and stops."""
+        labels = ins.candidates or ([ins.target] if ins.target else [])
+        for label in labels:
+            match = find_mark(label, obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
+                              names=self.names)
+            if match is not None and match.quality != "fuzzy":
+                self.explorer = None
+                return self._decide(Action("click", (match.mark.id,)),
+                                    f"Step {self.step}: open {label!r}: [{match.mark.id}] {match.mark.name!r}.", ins)
+        if ins.target and self._visible_heading(ins.target, obs):
+            self.explorer = None
+            self.queue.popleft()  # already open
+            return None
+        if ins.target and not ins.candidates:
+            renamed = self._renamed(ins.target, obs)
+            if renamed is not None:
+                self.explorer = None
+                return self._decide(Action("click", (renamed.id,)),
+                                    f"Step {self.step}: open {ins.target!r} (now {renamed.name!r}): [{renamed.id}].", ins)
+        if self.explorer is None or self.explorer.target != ins.target:
+            self.explorer = Explorer(ins.target, goal=self.goal)
+        move = self.explorer.move(obs.url, obs.marks)
+        if move is None:
+            self.explorer = None
+            return self._end("task_unachievable", f"step {self.step}: could not find {ins.target or 'the page'!r} "
+                                                  "in the console (the document does not say how to reach it)")
+        action, why = move
+        return self._decide(action, f"Step {self.step}: {why}.", ins, done=False)
+
+    def _visible_heading(self, label: str, obs: Observation) -> bool:
+        want = normalize(label)
+        return any(normalize(line) in (want, f"{want} dialog") for line in obs.text.split("\n")[:60] if line.strip())
+
+    def _choose(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """A field whose document value is an instruction ("Select the VPC of the application servers",
+        "provide a name for the group"): never typed as it is. A field that already holds a real value
+        keeps it (the console's proposal is what a person accepts); an empty required text field gets the
+        goal's value of its kind or a name made from the field; a drop-down is opened by a probe whose
+        error lists the options, and the one closest in meaning is chosen (``_instead_of_example``)."""
+        match = self._find(ins, obs, roles=FIELD_ROLES)
+        if match is None or match.quality == "fuzzy":
+            option = next((m for o in ins.options for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES)] if m), None)
+            if option is not None and option.quality != "fuzzy":
+                return self._click_option(ins, option.mark)
+            self.queue.popleft()  # a field the document only describes, not on this form: nothing to do
+            return None
+        mark = match.mark
+        current = (mark.value or "").strip()
+        if mark.role in TOGGLE_ROLES or (current and not _PLACEHOLDER.match(current)):
+            self.queue.popleft()
+            return None
+        if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
+            return self._decide(Action("select", (mark.id, ins.value)),
+                                f"Step {self.step}: {ins.target!r}: {ins.value!r}; asking the list for its options.",
+                                ins, done=False)
+        value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "")
+        if value is None or ("required" not in mark.states and not self.values.named(ins.target)):
+            self.queue.popleft()  # optional and nothing to put there: left as it is
+            return None
+        return self._decide(Action("type", (mark.id, value)),
+                            f"Step {self.step}: {ins.target!r} ({ins.value}): [{mark.id}] {value!r}.", ins)
+
+
+def _initials(name: str) -> str:
+    words = re.findall(r"[A-Za-z][\w&-]*", name)
+    return "".join(w[0] for w in words if w[0].isupper() or len(words) > 1).casefold()
+
+
+def _names_product(console: str, name: str) -> bool:
+    """Whether a link names the product whose console the document means: "VPC" for "Virtual Private Cloud
+    (VPC) Isolated networks", "ECS" for "Elastic Compute Service ..." (the initials of its first words)."""
+    want = normalize(console)
+    have = normalize(name)
+    if have == want or have.startswith(want + " ") or f"({want})" in name.casefold():
+        return True
+    words = [w for w in re.findall(r"[A-Za-z][\w&-]*", name)][:6]
+    return any("".join(w[0] for w in words[:n]).casefold() == want.replace(" ", "") for n in range(2, len(words) + 1))

@@ -55,6 +55,36 @@ class GoalValues:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example
 
+    def for_instruction(self, label: str, instruction: str, placeholder: str = "") -> str | None:
+        """A value for a field the document describes without giving one ("provide a name for the
+        group"): the goal's value of its kind; for a name, one made from the field's label (a person
+        invents one); for a field whose placeholder is a value of a known shape (an address range),
+        the goal's value of that shape or the placeholder itself. None: nothing sensible to type."""
+        lowered = label.casefold()
+        if "password" in lowered:
+            return self._take(PASSWORD, 1)
+        if "description" in lowered:
+            return self._take(QUOTED, 1)
+        if "name" in lowered:
+            return self._take(NAMED, 1) or self._take(RENAMED, 1) or made_name(label)
+        for shape in SHAPES[:2]:
+            if placeholder and shape.fullmatch(placeholder.strip()):
+                return self._take(shape) or placeholder.strip()
+        return None
+
+    def named(self, label: str) -> bool:
+        """Whether the goal gives a value for this kind of field (without using it up)."""
+        lowered = label.casefold()
+        if "name" in lowered:
+            return bool(NAMED.search(self.goal) or RENAMED.search(self.goal))
+        return "description" in lowered and bool(QUOTED.search(self.goal))
+
+
+def made_name(label: str) -> str:
+    """A valid resource name for a name field the goal does not name: "vSwitch name" → "doc-vswitch"."""
+    words = [w for w in re.findall(r"[a-z0-9]+", label.casefold()) if w != "name"]
+    return "doc-" + ("-".join(words) or "resource")[:40]
+
 
 # Resource names and ids in a goal: words with a digit or an inner hyphen ("web-01", "meta-shared", "i-8f3k...").
 IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.]*(?:-[\w.]+)+|[A-Za-z]+\d[\w.-]*)(?![\w-])")
@@ -72,5 +102,27 @@ def choose_option(options: list[str], goal: str) -> str | None:
     named = [o for o in options if any(n in o.casefold() for n in names)]
     if len(named) == 1:
         return named[0]
-    real = [o for o in options if not re.match(r"\s*(select|choose|none|--)\b", o, re.IGNORECASE)]
+    real = real_options(options)
     return real[0] if len(real) == 1 else None
+
+
+def real_options(options: list[str]) -> list[str]:
+    """The options that are choices, not a "Select a ..." placeholder."""
+    return [o for o in options if o.strip() and not re.match(r"\s*(select|choose|please|none|--)\b", o, re.IGNORECASE)]
+
+
+def choose_by_meaning(options: list[str], instruction: str, goal: str) -> str | None:
+    """The option a document's instruction ("Select the VPC of the application servers") points at: the
+    one naming the goal's resource, else the one closest in meaning to the instruction and the goal (the
+    sentence encoder, lexical fallback), else the first real one; None when there is none."""
+    real = real_options(options)
+    if not real:
+        return None
+    named = choose_option(real, goal)
+    if named is not None:
+        return named
+    from consoleagent.encoder import get_encoder
+
+    encoder = get_encoder()
+    scores = [max(pair) for pair in zip(encoder.similarities(instruction, real), encoder.similarities(goal or instruction, real))]
+    return real[max(range(len(real)), key=lambda i: (scores[i], -i))]

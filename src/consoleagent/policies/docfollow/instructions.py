@@ -1,0 +1,158 @@
+"""What one document step asks for, as instructions in the order a person carries them out.
+
+A step's text is the document model's canonical form (labels as ``**X**``, tables as ``| a | b |``
+lines, sub-steps as lettered lines). Sentences give clicks, menu paths, checks, waits and fills;
+parameter tables and field descriptions give fields with an *interpreted* value (the document
+model's :class:`Value`): a literal or example to type, "leave empty" (nothing to do), a default
+to keep, or an instruction to interpret ("Select the VPC of the application servers") which is
+never typed. Two orderings differ from the text's: "configure the following parameters and click
+**Next**" followed by its table fills first and clicks after, and "Log on to the X console" starts
+the step by going to that console.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from consoleagent.documents.fields import FIELD_PATTERNS, described_field
+from consoleagent.documents.labels import console_named
+from consoleagent.documents.model import FieldSpec
+from consoleagent.documents.procedure import parse_pipe_table
+
+Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
+               "find", "choose"]
+
+_BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
+_NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
+_CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
+                    + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
+_WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
+_CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
+_SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
+# "click the name of the instance", "click the instance ID", "click its ID": the goal's resource, by its link
+_OPEN_BY_NAME = re.compile(r"\bclick (?:the|its) (?:[\w-]+ )?(?:name|id|name or id)\b(?: of the [\w -]+?)?(?= to |[.,;]|$)",
+                           re.I)
+# A place to open that the document names but never says how to reach: "Open the **Cast** dialog."
+_OPEN_PLACE = re.compile(r"\b(?:open|go to|display|bring up)\s+the\s+\*\*(?P<label>[^*]+)\*\*\s+"
+                         r"(?:dialog(?: box)?|page|wizard|panel|window|tab)\b", re.I)
+_OPEN_UNNAMED = re.compile(r"^open the page that shows these fields\.?$", re.I)
+_SAVE_UNNAMED = re.compile(r"^save the dialog\.?$", re.I)
+# "configure the following parameters and click **Next**": the fields come before the click
+_FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameters|settings|fields))\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z*`\"])")
+SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
+
+
+@dataclass
+class Instruction:
+    """One thing the document asks for, in the order it asks."""
+
+    kind: Kind
+    target: str  # the element's label (the field's, for fill/select/choose; the console's, for console)
+    value: str = ""  # fill/select: the text; choose: the document's instruction ("select the VPC of ...")
+    path: list[str] = field(default_factory=list)  # navigate: the labels still to click
+    text: str = ""  # the sentence or table row it came from
+    alias: str | None = None  # the close-but-different name we accepted after reporting label_changed
+    scrolled: bool = False
+    retry_path: list[str] = field(default_factory=list)  # navigate: the path before the last click, for a retry
+    waits: int = 0
+    errors: int = 0
+    unit: str | None = None  # "Mbps" of "5 Mbps"
+    amount: str | None = None  # "5" of "5 Mbps": what a numeric field takes
+    options: list[str] = field(default_factory=list)  # choose: the labels the document's instruction names
+    candidates: list[str] = field(default_factory=list)  # find: labels that would do (a dialog's save buttons)
+    searched: bool = False  # a missing label was looked for beyond this page already
+
+
+def instructions_from(step_text: str) -> list[Instruction]:
+    """The instructions of one document step, in the order a person performs them (notes, ``>`` lines, skipped)."""
+    found: list[Instruction] = []
+    deferred: list[Instruction] = []  # clicks of a "... the following ... and click X" sentence
+    lines = step_text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if line.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                block.append(lines[i])
+                i += 1
+            table = parse_pipe_table(block)
+            found += [ins for spec in (table.parameters() if table else []) if (ins := field_instruction(spec))]
+            continue
+        if line and not line.startswith(">"):
+            for sentence in _SENTENCE_END.split(_SUBSTEP.sub("", line)):
+                got = line_instructions(sentence)
+                if _FOLLOWING.search(sentence):
+                    deferred += [ins for ins in got if ins.kind == "click"]
+                    got = [ins for ins in got if ins.kind != "click"]
+                found += got
+        i += 1
+    return found + deferred
+
+
+def line_instructions(line: str) -> list[Instruction]:
+    """One sentence (or sub-step line): a console to start in, a place to find, or its actions and fields."""
+    lead: list[Instruction] = []
+    console = console_named(line)
+    if console:
+        lead.append(Instruction("console", console, text=line))
+    if _OPEN_UNNAMED.match(line.strip()):
+        return lead + [Instruction("find", "", text=line)]
+    if _SAVE_UNNAMED.match(line.strip()):
+        return lead + [Instruction("find", SAVE_LABELS[0], text=line, candidates=list(SAVE_LABELS))]
+    place = _OPEN_PLACE.search(line)
+    if place:
+        return lead + [Instruction("find", place.group("label").strip(), text=line)]
+    actions = sentence_instructions(line)
+    described = described_field(line)
+    if described is not None and not any(a.kind in ("fill", "select", "check", "uncheck", "navigate") for a in actions):
+        named = {described.label.casefold()} | {o.casefold() for o in (described.value.options if described.value else [])}
+        if all(a.target.casefold() in named for a in actions if a.kind == "click"):
+            ins = field_instruction(described)
+            return lead + ([ins] if ins else []) + [a for a in actions if a.kind not in ("click",)]
+    return lead + actions
+
+
+def field_instruction(spec: FieldSpec) -> Instruction | None:
+    """What to do with a field the document names: type/select its value, interpret its instruction, or
+    nothing ("Leave this field empty.", "-", a default the console proposes, a field only described)."""
+    value = spec.value
+    text = f"{spec.label}: {value.text if value else ''}"
+    if value is None or value.kind in ("empty", "unspecified") or (value.kind == "default" and not value.text):
+        return None
+    if value.kind == "instruction":
+        return Instruction("choose", spec.label, value.text, text=text, options=list(value.options))
+    return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount)
+
+
+def sentence_instructions(line: str) -> list[Instruction]:
+    """Match the patterns in priority order; a span claimed by one pattern is not matched again."""
+    claimed: list[tuple[int, int]] = []
+    hits: list[tuple[int, Instruction]] = []
+
+    def claim(match: re.Match[str], instruction: Instruction) -> None:
+        if any(match.start() < end and start < match.end() for start, end in claimed):
+            return
+        claimed.append((match.start(), match.end()))
+        hits.append((match.start(), instruction))
+
+    for m in _NAV.finditer(line):
+        labels = [s.strip() for s in re.findall(r"\*\*([^*]+)\*\*", m.group("path"))]
+        claim(m, Instruction("navigate", labels[-1], path=labels, text=m.group(0)))
+    for kind, pattern in FIELD_PATTERNS:
+        for m in pattern.finditer(line):
+            claim(m, Instruction(kind, m.group("field").strip(), m.group("value").strip(), text=m.group(0)))  # type: ignore[arg-type]
+    for m in _CHECK.finditer(line):
+        verb = m.group("verb").casefold()
+        kind = "check" if verb in ("select", "check", "turn on", "enable") else "uncheck"
+        claim(m, Instruction(kind, m.group("label").strip(), text=m.group(0)))  # type: ignore[arg-type]
+    for m in _WAIT.finditer(line):
+        claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))
+    for m in _CLICK.finditer(line):
+        claim(m, Instruction("click", m.group("label").strip(), text=m.group(0)))
+    for m in _OPEN_BY_NAME.finditer(line):
+        claim(m, Instruction("open_resource", "", text=m.group(0)))
+    return [instruction for _, instruction in sorted(hits, key=lambda hit: hit[0])]
