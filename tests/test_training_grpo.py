@@ -242,9 +242,12 @@ def test_lora_update_moves_only_the_adapter_and_the_reference_is_the_base(tiny_m
     state = trainer.model.state_dict()
     assert all(torch.equal(v, state[k]) for k, v in base.items())
     assert any(not torch.equal(v, state[k]) for k, v in adapter.items())
-    trainer.compute_fixed_logps(samples)  # the good answer became more likely than before, the bad one less
-    assert float(samples[0].old_logps.sum()) > float(samples[0].ref_logps.sum())
-    assert float(samples[1].old_logps.sum()) < float(samples[1].ref_logps.sum())
+    trainer.compute_fixed_logps(samples)  # the good answer became more likely than before, and gained more than the bad
+    gained = [float(s.old_logps.sum()) - float(s.ref_logps.sum()) for s in samples]
+    assert gained[0] > 0
+    # (the two answers share tokens, "Action:" and the end of turn, that the good one's push also lifts: on
+    # some tokenizers the bad answer's total rises a little too, but always less than the good one's)
+    assert gained[0] > gained[1]
     trainer.save_checkpoint()
     assert (tmp_path / "lora" / "checkpoint-0" / "adapter_config.json").exists()
     final = trainer.save_model(tmp_path / "lora" / "final")
