@@ -39,8 +39,10 @@ _OPEN_PLACE = re.compile(r"\b(?:open|go to|display|bring up)\s+the\s+\*\*(?P<lab
                          r"(?:dialog(?: box)?|page|wizard|panel|window|tab)\b", re.I)
 _OPEN_UNNAMED = re.compile(r"^open the page that shows these fields\.?$", re.I)
 _SAVE_UNNAMED = re.compile(r"^save the dialog\.?$", re.I)
-# "configure the following parameters and click **Next**": the fields come before the click
-_FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameters|settings|fields))\b", re.I)
+# "configure the following parameters and click **Next**", "configure the network of the instance and click
+# **Next**" (its table after it): the fields come before the click
+_FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameters|settings|fields))\b|"
+                        r"\b(?:configure|set|specify|fill in|complete|enter)\b.*\band (?:then )?(?:click|press|tap)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z*`\"])")
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
@@ -108,11 +110,20 @@ def line_instructions(line: str) -> list[Instruction]:
         return lead + [Instruction("find", place.group("label").strip(), text=line)]
     actions = sentence_instructions(line)
     described = described_field(line)
+    # a field description names its control ("the **Name** field") or starts with its label ("**VPC**: any");
+    # "In the **Networking** step, ... click **Next**" is an action in a wizard step, not a field
+    if described is not None and described.control is None and not line.lstrip().startswith("**"):
+        described = None
     if described is not None and not any(a.kind in ("fill", "select", "check", "uncheck", "navigate") for a in actions):
+        # "Select **Basic** or **Advanced** in the **Type** field": those "clicks" are the field's values;
+        # "... and click **OK**" stays a click
         named = {described.label.casefold()} | {o.casefold() for o in (described.value.options if described.value else [])}
-        if all(a.target.casefold() in named for a in actions if a.kind == "click"):
+        chosen = [a for a in actions if a.kind == "click" and a.target.casefold() in named
+                  and re.match(r"(?:select|choose)\b", a.text, re.I)]
+        if all(a.target.casefold() in named for a in actions if a.kind == "click" and a not in chosen) or not [
+                a for a in actions if a.kind == "click" and a not in chosen]:
             ins = field_instruction(described)
-            return lead + ([ins] if ins else []) + [a for a in actions if a.kind not in ("click",)]
+            return lead + ([ins] if ins else []) + [a for a in actions if a not in chosen]
     return lead + actions
 
 
