@@ -282,7 +282,8 @@ def events(
             out.print(f"Wrote {count} records to {output}", markup=False)
             return
         records, total = lookup(db, flt, page_size=limit)
-    table = Table(title=f"Audit trail ({len(records)} of {total}, newest first)")
+    table = Table(title=f"Audit trail ({len(records)} of {total}, newest first)",
+                  caption="times: UTC on the server's clock, virtual when it runs with --time-scale or a manual clock")
     for column in ("time", "event", "service", "actor", "user", "error", "resources"):
         table.add_column(column)
     for r in records:

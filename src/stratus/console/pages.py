@@ -52,7 +52,17 @@ def _environment_for(product_packages: tuple[str, ...]) -> Environment:
     loaders = [PackageLoader("stratus.console", "templates")] + [PackageLoader(p, "templates") for p in product_packages]
     env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(["html"]), undefined=OptionalUndefined,
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters["console_time"] = console_time
     return env
+
+
+def console_time(value: object) -> str:
+    """One way every page shows a time: ``2026-03-01T10:00:00.123Z`` → ``2026-03-01 10:00:00`` (UTC, the
+    server's clock). Lists, details and drawers all use it, so the same moment reads the same everywhere."""
+    if not value:
+        return ""
+    text = str(value).replace("T", " ").removesuffix("Z")
+    return text.split(".", 1)[0]  # to the second, as consoles show it (the API keeps the milliseconds)
 
 
 def templates() -> Environment:
