@@ -339,10 +339,14 @@ def test_an_unknown_console_is_a_clear_error() -> None:
 
 def test_run_with_a_task_prints_what_the_judge_decided(tmp_path: Path) -> None:
     """A stratus suite task played by its oracle in an in-process stratus, judged from the audit log."""
-    result = runner.invoke(app, ["run", "--task", "vpc-create-vpc-01", "--policy", "oracle", "--no-screenshots",
-                                 "--out", str(tmp_path)])
-    said = " ".join(result.output.split())
-    assert result.exit_code == 0, result.output
+    import subprocess
+    import sys
+
+    # a subprocess, as from a shell: this test process may already hold a Playwright (one per thread)
+    result = subprocess.run([sys.executable, "-m", "consoleagent", "run", "--task", "vpc-create-vpc-01", "--policy", "oracle",
+                             "--no-screenshots", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    said = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 0, result.stdout + result.stderr
     assert "judged: goal reached" in said and "from the audit log" in said
     assert "not verified" not in said
 

@@ -52,7 +52,7 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
     path = tmp_path / "three.jsonl"
     write_samples(rows, path)
     out = tmp_path / "sft"
-    config = SFTRunConfig(model=str(tiny_model), train_file=str(path), val_file=str(path), output_dir=str(out), epochs=4,
+    config = SFTRunConfig(model=str(tiny_model), train_file=str(path), val_file=str(path), output_dir=str(out), epochs=8,
                           learning_rate=5e-3, batch_size=3, max_length=4096, accuracy_samples=3, accuracy_max_new_tokens=16)
     metrics = run_sft(config)
     assert metrics["last_loss"] < metrics["first_loss"] * 0.9, metrics  # a handful of samples: it must overfit
@@ -75,7 +75,7 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
     assert policy.system == system_text("compact") and policy.render_prompt("## Goal\nx").count(system_text("compact")) == 1
 
     # Resume from the last checkpoint with one more epoch: training continues from its global step.
-    more = run_sft(SFTRunConfig(**{**config.__dict__, "epochs": 5, "resume_from": "last", "accuracy_samples": 0}))
+    more = run_sft(SFTRunConfig(**{**config.__dict__, "epochs": 9, "resume_from": "last", "accuracy_samples": 0}))
     assert more["resumed_from"] == str(checkpoint) and more["steps"] > metrics["steps"]
 
 
