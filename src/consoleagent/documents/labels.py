@@ -1,6 +1,6 @@
 """UI labels in canonical step text: how they are written, recognised and read back.
 
-Writers mark a UI label in many ways: **bold**, *italic* (pgAdmin), ``code``, "quotes",
+Writers mark a UI label in many ways: **bold**, *italic* (reference manuals), ``code``, "quotes",
 ``:guilabel:``, ``<span class="uicontrol">``, and menu paths as ``choose A > B``,
 ``Object > Create > Database`` or ``:menuselection:`A --> B```. The format readers turn every one
 of them into ``**X**`` (and a path into ``**A** > **B**``), so the rest of the project recognises a

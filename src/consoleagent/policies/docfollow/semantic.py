@@ -8,7 +8,7 @@ family (apply for/allocate/add → create, release/remove → delete), a pair wh
 opposites is never a rename, nor is an action ("Create Widget") and a place ("Widgets"), and a
 rename must clear ``RENAME_THRESHOLD`` and beat the runner-up by ``RENAME_MARGIN`` (two equally
 close candidates are a guess, not a rename). The threshold is
-calibrated on the stratus changelog's renames (tests/test_docfollower_semantic.py); the lexical
+calibrated on the embedded cloud's changelog renames (tests/test_docfollower_semantic.py); the lexical
 fallback (no encoder installed) sees only shared words and trigrams, so it finds fewer renames,
 never more.
 """
