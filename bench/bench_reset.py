@@ -18,7 +18,7 @@ from common import machine
 
 from consoleagent.adapters.stratus import StratusAdapter
 from consoleagent.provisioning.engine import ProvisioningEngine, parse_requirements
-from consoleagent.provisioning.library_stratus import stratus_library
+from consoleagent.consoles.stratus.templates import stratus_library
 from consoleagent.provisioning.pool import AccountPool
 from consoleagent.consoles.stratus.accounts import StratusAccountSource
 from consoleagent.rollout.reset import ProvisionAndDestroy, SnapshotReset

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from consoleagent.provisioning.engine import ProvisioningEngine
-from consoleagent.provisioning.library_stratus import parse_rule, stratus_library
-from consoleagent.provisioning.templates import Attribute, Template, TemplateContext, TemplateLibrary, clock_waiter
+from consoleagent.consoles.stratus.provisioning import BINDING, clock_waiter, inventory
+from consoleagent.consoles.stratus.templates import parse_rule, stratus_library
+from consoleagent.provisioning.templates import Attribute, Template, TemplateContext, TemplateLibrary
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement
-from consoleagent.provisioning.validation import inventory, validate_library
+from consoleagent.provisioning.validation import validate_library
 from tests.conftest import Cloud, Tenant
 
 LIBRARY = stratus_library()
@@ -177,7 +178,7 @@ def test_validate_library_reports_a_template_that_leaves_something_behind(cloud:
         verify=lambda ctx, p, out: None, destroy=lambda ctx, out: None,
     )
     tenant = cloud.tenant("leak")
-    results = validate_library(TemplateLibrary([leaky]), pooled(tenant), client_factory=lambda account: tenant.provisioner,
+    results = validate_library(TemplateLibrary([leaky], binding=BINDING), pooled(tenant), client_factory=lambda account: tenant.provisioner,
                                waiter=clock_waiter(cloud.advance))
     assert not results[0].ok and "left behind" in results[0].error and "Vpcs:vpc-" in results[0].error
 

@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 
 from consoleagent.provisioning.engine import (
-    Provisioned, ProvisioningEngine, parse_requirements, provisioner_client, substitute,
+    Provisioned, ProvisioningEngine, parse_requirements, substitute,
 )
-from consoleagent.provisioning.library_stratus import stratus_library
-from consoleagent.provisioning.templates import TemplateLibrary, clock_waiter
+from consoleagent.consoles.stratus.provisioning import clock_waiter, inventory, provisioner_client
+from consoleagent.consoles.stratus.templates import stratus_library
+from consoleagent.provisioning.templates import TemplateLibrary
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement
-from consoleagent.provisioning.validation import inventory
 from tests.conftest import Cloud, LiveServer
 from tests.test_meta_templates import engine_for, non_provisioner_writes, pooled
 
@@ -207,7 +207,7 @@ def test_failure_of_verify_destroys_the_resource_too(cloud: Cloud) -> None:
     def never_right(ctx: object, params: object, outputs: dict) -> None:
         raise ProvisioningError(f"{outputs['vpc_id']} is not what was asked for")
 
-    library = TemplateLibrary([replace(LIBRARY.get("vpc"), verify=never_right)])
+    library = TemplateLibrary([replace(LIBRARY.get("vpc"), verify=never_right)], binding=LIBRARY.binding)
     tenant = cloud.tenant("verify")
     engine = engine_for(cloud, tenant, library)
     with pytest.raises(ProvisioningError, match=r"requires\[0\] \('net', template 'vpc'\): verify failed: vpc-") as info:

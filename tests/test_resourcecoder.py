@@ -19,10 +19,10 @@ import pytest
 from consoleagent.env import EnvironmentFault
 from consoleagent.provisioning import jail
 from consoleagent.provisioning.engine import ProvisioningEngine
-from consoleagent.provisioning.library_stratus import stratus_library
-from consoleagent.provisioning.resourcecoder import ResourceCoder
-from consoleagent.provisioning.sandbox import Sandbox
-from consoleagent.provisioning.script_writer import Attempt, LLMScriptWriter, extract_code
+from consoleagent.consoles.stratus.templates import stratus_library
+from consoleagent.consoles.stratus.resourcecoder import ResourceCoder
+from consoleagent.consoles.stratus.sandbox import Sandbox
+from consoleagent.consoles.stratus.script_writer import Attempt, LLMScriptWriter, extract_code
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError
 from stratus.sdk import Client
 

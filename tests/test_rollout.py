@@ -17,7 +17,7 @@ from consoleagent.env.browser import BrowserHost
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
 from consoleagent.provisioning.engine import ProvisioningEngine, parse_requirements
-from consoleagent.provisioning.library_stratus import stratus_library
+from consoleagent.consoles.stratus.templates import stratus_library
 from consoleagent.provisioning.pool import AccountPool
 from consoleagent.consoles.stratus.accounts import StratusAccountSource
 from consoleagent.consoles.stratus.audit import audit_of_episode
@@ -155,8 +155,8 @@ def test_supervisor_deadline_ends_a_hung_episode(world: Any) -> None:
 
 
 def test_request_resource_in_a_rollout_is_served_by_resourcecoder(world: Any, tmp_path: Path) -> None:
-    from consoleagent.provisioning.resourcecoder import ResourceCoder
-    from consoleagent.provisioning.sandbox import Sandbox
+    from consoleagent.consoles.stratus.resourcecoder import ResourceCoder
+    from consoleagent.consoles.stratus.sandbox import Sandbox
 
     adapter, env, pool, engine, state = world
     coder = ResourceCoder(stratus_library(), engine, sandbox=Sandbox.for_console(tmp_path, adapter.base_url))

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from consoleagent.provisioning import jail, seccomp_filter
-from consoleagent.provisioning.api_relay import ApiRelay
-from consoleagent.provisioning.sandbox import Sandbox, SandboxResult, SandboxUnavailable
+from consoleagent.consoles.stratus.api_relay import ApiRelay
+from consoleagent.consoles.stratus.sandbox import Sandbox, SandboxResult, SandboxUnavailable, sdk_paths
 from stratus.sdk import Client, StratusError
 
 pytestmark = pytest.mark.skipif(not os.path.exists(jail.BWRAP),
@@ -355,7 +355,7 @@ outputs['etc'] = sorted(os.listdir('/etc'))
 """
     result = sandbox.run(script)
     assert result.ok, result.error
-    bound = jail.runtime_paths()
+    bound = jail.runtime_paths(sdk_paths())
     skeleton = {Path(p).parts[2] for p in bound if p.startswith("/root/")}  # ancestors of bound paths only
     assert result.outputs["root"] == (sorted(skeleton) if skeleton else "No such file or directory")
     assert result.outputs["home"] == result.outputs["shadow"] == result.outputs["canary"] == "No such file or directory"

@@ -30,19 +30,17 @@ def demo(
     release: Optional[str] = typer.Option(None, help="Console release (default: the latest, the one `make verify` checks)."),
 ) -> None:
     """Start the embedded stratus cloud with a seeded demo account and print the console URL and login."""
-    from stratus.cli import serve
-
-    from stratus.releases import LATEST_RELEASE
+    from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
 
     _check_release(release, stratus=True)
-    release = release or LATEST_RELEASE  # the release `make verify` checks the documents against
     port = _demo_port(host, port)
     if not keep and database.startswith("sqlite:///"):
         # A fresh demo each time: an old file may hold a schema from an earlier version.
         for suffix in ("", "-wal", "-shm"):
             Path(database.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
-    serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale, release=release,
-          popup_rate=None, audit_delay=None, admin_token=None, demo=True)
+    # The stratus backend serves it (the latest release unless one is given: the one `make verify` checks).
+    backend_class(DEFAULT_CONSOLE).serve_demo(host=host, port=port, database=database, time_scale=time_scale,
+                                              release=release)
 
 
 def _demo_port(host: str, port: int | None) -> int:

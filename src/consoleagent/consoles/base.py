@@ -16,8 +16,17 @@ through :class:`ConsoleBackend`. A backend answers five questions:
 4. **What can be provisioned?** ``template_library()`` (the Resource META templates; needs no
    running console, task validation reads it) and ``provisioner()`` (the engine that runs them).
 5. **Which release, and what is true?** ``release`` (the console's version pin; tasks name it) and
-   ``ground_truth()`` (what verification's evaluation compares against: stratus has a changelog of
-   its releases; a third-party console has none and returns None).
+   ``ground_truth()`` (what verification's evaluation compares against, and where the training
+   filters read a change's kind: stratus has a changelog of its releases; a third-party console
+   has none and returns None).
+
+Optional, found with ``getattr`` (a backend without them still fits the protocol):
+``write_actions()`` (the names of the console's state-changing audit events: verification's goal
+rule for a procedure without a task; without it the backend's ``write_event`` pattern is used) and
+``serve_demo(host=, port=, database=, time_scale=, release=)`` (``consoleagent demo``: stratus).
+
+The core never imports a console's own packages: only ``consoles/<name>/`` reaches its console
+(tests/test_console_seam_imports.py checks this for stratus).
 
 The rollout lifecycle (``consoleagent.rollout.lifecycle.Rollout``) wants a pool and a preparer;
 :class:`EpisodePool` and :class:`EpisodePreparer` make those from ``begin_episode``/``end_episode``

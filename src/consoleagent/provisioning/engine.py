@@ -3,34 +3,35 @@
 ``plan`` resolves ``${name.output}`` references, adds the implicit resources a template depends
 on when the task does not supply them, and orders everything; ``provision`` creates and verifies
 in that order and, when anything fails, destroys what it made before raising; ``destroy`` undoes
-a provisioning in reverse order. Every call goes through the account's *provisioner* key, so the
-audit-log reward never counts the set-up as the agent's work.
+a provisioning in reverse order. Every call goes through the account's *provisioner* credentials, so
+the audit-log reward never counts the set-up as the agent's work.
+
+The engine knows no console: the provisioner's client, the default waiter and which errors mean
+"already gone" come from the library's ``ConsoleBinding`` (set by the console's backend), or from
+the ``client_factory`` and ``waiter`` given here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratus.sdk import Client, NotFoundError
-
-from consoleagent.provisioning.templates import REF_PATTERN, TemplateContext, TemplateLibrary, Waiter
+from consoleagent.provisioning.templates import (
+    REF_PATTERN, ClientFactory, ConsoleBinding, TemplateContext, TemplateLibrary, Waiter,
+)
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement, ResourceReport
 
 AUTO_PREFIX = "_auto_"
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-ClientFactory = Callable[[PooledAccount], Client]
+Client = Any  # a templates.ProvisioningClient of the library's console
 
 
-def provisioner_client(account: PooledAccount) -> Client:
-    """An SDK client on the account's provisioner key (the console's URL serves the API too)."""
-    if not account.provisioner_key:
-        raise ProvisioningError(f"account {account.account_id} has no provisioner key", phase="lease")
-    key_id, secret = account.provisioner_key
-    return Client(account.console, key_id, secret, region=account.extra.get("region", "cn-hangzhou"))
+def _no_client(account: PooledAccount) -> Any:
+    raise ProvisioningError("these templates name no client for their console (the library has no ConsoleBinding "
+                            "client_factory): give the engine a client_factory", phase="lease")
 
 
 # --- parsing ``requires:`` -----------------------------------------------------------------
@@ -291,14 +292,20 @@ class Provisioned:
 
 
 class ProvisioningEngine:
-    """Plans, creates, verifies and destroys template resources in an account."""
+    """Plans, creates, verifies and destroys template resources in an account.
+
+    Without ``client_factory`` and ``waiter`` it uses the library's ``ConsoleBinding`` (the console
+    backend's own client and waiter); clients it makes itself, it closes.
+    """
 
     def __init__(self, library: TemplateLibrary, client_factory: ClientFactory | None = None, *,
                  waiter: Waiter | None = None, wait_timeout_s: float = 120.0) -> None:
+        binding = getattr(library, "binding", None) or ConsoleBinding()
         self.library = library
-        self.client_factory = client_factory or provisioner_client
+        self.client_factory = client_factory or binding.client_factory or _no_client
         self._owns_clients = client_factory is None  # clients it makes itself, it closes
-        self.waiter = waiter
+        self.waiter = waiter or binding.waiter
+        self.gone = binding.gone  # the client's "already gone" errors: destroy tolerates them
         self.wait_timeout_s = wait_timeout_s
 
     @contextmanager
@@ -360,7 +367,7 @@ class ProvisioningEngine:
             template = self.library.get(resource.template)
             try:
                 template.destroy(self.context(client, resource.name), resource.outputs)
-            except NotFoundError:
+            except self.gone:
                 pass
             except Exception as err:  # keep going: one stuck resource must not strand the others
                 errors.append(f"{resource.template} {resource.name!r}: {err}")

@@ -14,7 +14,8 @@ namespace, a read-only mount or a user id, so those are the boundary:
   ``--new-session`` keeps it off the parent's terminal. The net namespace has only its own loopback:
   the console's API comes in through a bind-mounted Unix socket (``api_relay.py``).
 - **filesystem**: an empty tmpfs root with read-only binds of ``/usr`` and the Python installation
-  (interpreter, site-packages, the SDK's source), a private ``/proc``, a minimal ``/dev``, the run's
+  (interpreter, site-packages, and the source of the packages the run names in its ``Layout``: the
+  console's SDK), a private ``/proc``, a minimal ``/dev``, the run's
   inputs read-only, and two size-capped tmpfs (``/tmp`` and the scratch directory) as the only
   writable places: nothing the script writes reaches the host's disk. Homes, ``/etc`` (but the
   loader's cache and the time zone), ``/var``, the host's ``/tmp`` and working tree are not there.
@@ -70,17 +71,16 @@ class Layout:
 
     inputs: Path  # → INSIDE_IN, read-only
     socket: Path  # → INSIDE_SOCKET
+    packages: tuple[str, ...] = ()  # source directories the runner imports from (the console's SDK), read-only
 
 
-def runtime_paths() -> list[str]:
+def runtime_paths(packages: tuple[str, ...] = ()) -> list[str]:
     """Host directories the interpreter and the SDK need, read-only: the prefixes of this Python
-    (a venv's and its base), site-packages, and where the ``stratus`` package lives (an editable
-    install keeps it in the source tree). Nested paths collapse into their ancestor."""
-    import stratus
-
+    (a venv's and its base), site-packages, and ``packages`` (where the console's SDK package lives:
+    an editable install keeps it in the source tree; the console's sandbox names it, this module
+    names no console). Nested paths collapse into their ancestor."""
     candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-                  os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages(),
-                  *(os.path.dirname(os.path.realpath(p)) for p in stratus.__path__)}
+                  os.path.dirname(os.path.realpath(sys.executable)), *site.getsitepackages(), *packages}
     real = sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
     if "/" in real:
         raise SandboxUnavailable("the Python installation lives at / itself; the sandbox will not bind the whole root")
@@ -130,7 +130,7 @@ def _directories(path: str, made: set[str]) -> list[str]:
 def _bind_args(layout: Layout | None, limits: Limits) -> list[str]:
     made: set[str] = {"/usr", "/tmp", "/proc", "/dev"}
     args: list[str] = []
-    for path in runtime_paths():
+    for path in runtime_paths(layout.packages if layout is not None else ()):
         args += _directories(path, made) + ["--ro-bind", path, path]
     if layout is not None:
         args += _directories(INSIDE_IN, made)

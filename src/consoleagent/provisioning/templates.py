@@ -4,6 +4,12 @@ A template is ⟨description, key attributes, create, verify, destroy⟩ plus th
 supply the parameters it needs (``depends``). It knows one resource kind and nothing about the
 task: the engine (``engine.py``) resolves references, orders the graph and cleans up; matching a
 free-text request to a template (ResourceCoder) reads what ``TemplateLibrary.describe`` exposes.
+
+Nothing here knows a console. How a library's templates reach their console (the provisioner's
+client, waiting for asynchronous states, which errors mean "already gone", what an account holds)
+is the :class:`ConsoleBinding` that the console's backend attaches to its library
+(``consoles/<name>/``): the engine and validation work through it, so adding a console never
+touches this package.
 """
 
 from __future__ import annotations
@@ -11,14 +17,45 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from stratus.sdk import Client, NotFoundError, WaitTimeout
+from consoleagent.provisioning.types import PooledAccount, ProvisioningError
 
-from consoleagent.provisioning.types import ProvisioningError
 
-# (client, resource id, wanted statuses, timeout seconds) -> the resource as GetResource describes it.
-Waiter = Callable[[Client, str, set[str], float], dict[str, Any]]
+class ProvisioningClient(Protocol):
+    """What a template's context holds: one console's client acting with the provisioner's credentials
+    (an API SDK's client on the account's provisioner key, SQL as a provisioner role...)."""
+
+    region: str
+
+    def call(self, product: str, action: str, **params: Any) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+# (client, resource id, wanted statuses, timeout seconds) -> the resource as the console describes it;
+# a waiter that runs out of time raises ``wait_failed(...)`` (a ProvisioningError).
+Waiter = Callable[[Any, str, set[str], float], dict[str, Any]]
+ClientFactory = Callable[[PooledAccount], Any]
+
+
+@dataclass(frozen=True)
+class ConsoleBinding:
+    """How one console's templates reach it; its backend attaches this to its ``TemplateLibrary``.
+
+    ``client_factory`` makes the provisioner's client for an account (the engine's default);
+    ``waiter`` is the default waiter (None: templates of this console cannot wait); ``gone`` are
+    the client's errors meaning "the resource is already gone" (destroy tolerates them);
+    ``inventory`` lists every resource an account holds, so validation can find what a template
+    leaves behind (None: that check is not possible and validation says so).
+    """
+
+    client_factory: ClientFactory | None = None
+    waiter: Waiter | None = None
+    gone: tuple[type[BaseException], ...] = ()
+    inventory: Callable[[Any], set[str]] | None = None
+
+
 ATTRIBUTE_TYPES = ("str", "int", "bool", "list[str]")
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "str": lambda v: isinstance(v, str),
@@ -29,33 +66,9 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 REF_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def sdk_waiter(client: Client, resource_id: str, statuses: set[str], timeout: float) -> dict[str, Any]:
-    """The real-time waiter: the SDK's own polling (a live server's states pass on its clock)."""
-    return client.wait_for(resource_id, statuses, timeout)
-
-
-def clock_waiter(advance: Callable[[float], Any], step_s: float = 1.0) -> Waiter:
-    """A waiter for a server on a manual (virtual) clock: instead of sleeping it advances the clock
-    by ``step_s`` between polls, so asynchronous states pass at once; ``timeout`` is virtual seconds."""
-
-    def wait(client: Client, resource_id: str, statuses: set[str], timeout: float) -> dict[str, Any]:
-        waited, last = 0.0, None
-        while True:
-            try:
-                resource = client.get_resource(resource_id)
-                last = resource.get("Status")
-                if last in statuses:
-                    return resource
-            except NotFoundError:
-                if "Deleted" in statuses:
-                    return {"ResourceId": resource_id, "Status": "Deleted"}
-                raise
-            if waited >= timeout:
-                raise WaitTimeout("WaitTimeout", f"{resource_id} is {last}, not {sorted(statuses)}, after {timeout}s", 0)
-            advance(step_s)
-            waited += step_s
-
-    return wait
+def wait_failed(resource_id: str, statuses: set[str], reason: str) -> ProvisioningError:
+    """What a waiter raises when time runs out (every console's waiter says it the same way)."""
+    return ProvisioningError(f"{resource_id} did not become {'/'.join(sorted(statuses))}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -106,16 +119,16 @@ def has_reference(value: Any) -> bool:
 
 @dataclass
 class TemplateContext:
-    """What a template's create/verify/destroy may use: the provisioner's SDK client and a waiter.
+    """What a template's create/verify/destroy may use: the console's provisioner client and a waiter.
 
-    The client must carry the account's *provisioner* key so every write is audited with actor
-    ``provisioner`` and never counts as the agent's work. ``waiter`` is pluggable because the SDK
-    waits in real time: tests on a manual clock pass one that advances the clock instead.
+    The client must act with the account's *provisioner* credentials so every write is audited with
+    actor ``provisioner`` and never counts as the agent's work. ``waiter`` is pluggable because a
+    console's client waits in real time: tests on a manual clock pass one that advances the clock.
     ``name_hint`` names resources whose task gave no name (deterministic, so snapshots compare).
     ``recorded`` collects ids as soon as they exist, so a create that fails half-way can be undone.
     """
 
-    client: Client
+    client: Any  # a ProvisioningClient
     region: str
     wait_timeout_s: float = 120.0
     waiter: Waiter | None = None
@@ -128,11 +141,9 @@ class TemplateContext:
     def wait(self, resource_id: str, status: str | set[str], timeout: float | None = None) -> dict[str, Any]:
         """Wait until the resource is in ``status`` (``"Deleted"`` = gone); a timeout is a ProvisioningError."""
         wanted = {status} if isinstance(status, str) else set(status)
-        waiter = self.waiter or sdk_waiter
-        try:
-            return waiter(self.client, resource_id, wanted, timeout or self.wait_timeout_s)
-        except WaitTimeout as err:
-            raise ProvisioningError(f"{resource_id} did not become {'/'.join(sorted(wanted))}: {err.message}") from err
+        if self.waiter is None:
+            raise ProvisioningError(f"cannot wait for {resource_id}: this console's templates have no waiter")
+        return self.waiter(self.client, resource_id, wanted, timeout or self.wait_timeout_s)
 
     def record(self, **outputs: Any) -> None:
         self.recorded.update(outputs)
@@ -194,9 +205,16 @@ class Template:
 
 
 class TemplateLibrary:
-    """The registry of templates by name; checks that every ``depends`` can really be supplied."""
+    """The registry of templates by name; checks that every ``depends`` can really be supplied.
 
-    def __init__(self, templates: list[Template] | tuple[Template, ...] = ()) -> None:
+    ``binding`` says how the templates reach their console (see :class:`ConsoleBinding`); a library
+    without one can still be planned against (task validation), but not provisioned unless the engine
+    is given a client factory.
+    """
+
+    def __init__(self, templates: list[Template] | tuple[Template, ...] = (), *,
+                 binding: ConsoleBinding | None = None) -> None:
+        self.binding = binding or ConsoleBinding()
         self._templates: dict[str, Template] = {}
         for template in templates:
             self.register(template)

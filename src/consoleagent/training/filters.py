@@ -89,20 +89,33 @@ def page_of(observation_text: str) -> str:
 
 
 def ground_truth(specs: dict[str, Any], change_kinds: dict[str, str] | None = None) -> dict[str, set[tuple[int, str]]]:
-    """Each task's expected discrepancies as (document step, kind), the kind read from the changelog."""
-    if change_kinds is None:
-        from stratus.releases import changelog
-
-        change_kinds = {c.id: c.kind for c in changelog()}
+    """Each task's expected discrepancies as (document step, kind), the kind read from the changelog
+    (``change_kinds``, else the ground truth of each task's console backend)."""
+    kinds_of: dict[str, dict[str, str]] = {}
     truth: dict[str, set[tuple[int, str]]] = {}
     for task_id, spec in specs.items():
         pairs = set()
+        kinds = change_kinds
         for expected in spec.discrepancies:
-            if expected.change not in change_kinds:
+            if kinds is None:
+                kinds = _console_change_kinds(getattr(spec, "console", None), kinds_of)
+            if expected.change not in kinds:
                 raise ValueError(f"task {task_id}: discrepancies: no changelog entry {expected.change!r}")
-            pairs.add((expected.step, change_kinds[expected.change]))
+            pairs.add((expected.step, kinds[expected.change]))
         truth[task_id] = pairs
     return truth
+
+
+def _console_change_kinds(console: str | None, cache: dict[str, dict[str, str]]) -> dict[str, str]:
+    """Change id → kind from the console backend's ground truth (none when it publishes no changelog)."""
+    from consoleagent.consoles import DEFAULT_CONSOLE, resolve_class
+
+    name = console or DEFAULT_CONSOLE
+    if name not in cache:
+        source = resolve_class(name)
+        truth = (source() if isinstance(source, type) else source).ground_truth()
+        cache[name] = {c.id: c.kind for c in truth.changes} if truth is not None else {}
+    return cache[name]
 
 
 def discrepancies_confirmed(reported: list[dict[str, Any]], expected: set[tuple[int, str]]) -> bool:

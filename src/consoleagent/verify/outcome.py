@@ -97,17 +97,14 @@ def outcome_regex(names: list[str]) -> str:
 
 
 def console_writes(console: object) -> list[str] | None:
-    """The names of the console's state-changing API actions: the backend's ``write_actions()`` when it
-    has one, stratus's action registry for stratus (the default console), else None (unknown)."""
-    listed = getattr(console, "write_actions", None)
-    if callable(listed):
-        return list(listed())
-    if console is not None and getattr(console, "name", "stratus") != "stratus":
-        return None
-    import stratus.app  # noqa: F401  (registers every product's actions)
-    from stratus.api.registry import ACTIONS
+    """The names of the console's state-changing API actions: its backend's ``write_actions()`` (the
+    default console's when ``console`` is None), else None (unknown)."""
+    if console is None:
+        from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
 
-    return sorted(a.name for a in ACTIONS.values() if a.rw == "Write")
+        console = backend_class(DEFAULT_CONSOLE)
+    listed = getattr(console, "write_actions", None)
+    return list(listed()) if callable(listed) else None
 
 
 def goal_outcome_regex(goal: str, console: object = None, fallback: str = "") -> str:

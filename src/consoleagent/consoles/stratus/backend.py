@@ -9,8 +9,14 @@ with its admin token. What the seam asks for maps onto what stratus has:
   after) or provision-and-destroy (the ablation baseline), behind release pinning
   (``release.ReleasePinned``: stratus serves several console releases and each task names one);
 - audit: ActionTrail's ``LookupEvents`` of the episode's sign-in session (``audit.audit_of_episode``);
-- provisioning: the META library in ``consoleagent.provisioning.library_stratus``;
-- ground truth: stratus's release changelog (``stratus.releases``).
+- provisioning: the META library (``templates.py``) bound to the SDK (``provisioning.py``), and
+  ResourceCoder's generated SDK scripts in the OS sandbox (``resourcecoder.py``, ``sandbox.py``);
+- ground truth: stratus's release changelog (``stratus.releases``); verification's list of
+  state-changing actions: stratus's action registry (``write_actions``);
+- the demo: ``serve_demo`` (``consoleagent demo``).
+
+Only this package (and ``consoleagent.adapters.stratus``, which it wraps) imports ``stratus``
+(tests/test_console_seam_imports.py holds the rule).
 """
 
 from __future__ import annotations
@@ -161,7 +167,7 @@ class StratusBackend:
     # --- provisioning, release, ground truth -------------------------------------------------------------
     @classmethod
     def template_library(cls) -> Any:
-        from consoleagent.provisioning.library_stratus import stratus_library
+        from consoleagent.consoles.stratus.templates import stratus_library
 
         return stratus_library()
 
@@ -180,6 +186,24 @@ class StratusBackend:
         from stratus.releases import changelog
 
         return GroundTruth(self.releases(), list(changelog()))
+
+    @classmethod
+    def write_actions(cls) -> list[str]:
+        """The names of stratus's state-changing API actions (its action registry), sorted: what a
+        procedure without a task must cause (``verify.outcome``)."""
+        import stratus.app  # noqa: F401  (registers every product's actions)
+        from stratus.api.registry import ACTIONS
+
+        return sorted(a.name for a in ACTIONS.values() if a.rw == "Write")
+
+    @classmethod
+    def serve_demo(cls, *, host: str, port: int, database: str, time_scale: float, release: str | None) -> None:
+        """Serve stratus with its seeded demo account until interrupted (``consoleagent demo``): the
+        given release, or the latest one (the release ``make verify`` checks the documents against)."""
+        from stratus.cli import serve
+
+        serve(host=host, port=port, database=database, seed=None, clock=None, time_scale=time_scale,
+              release=release or _latest_release(), popup_rate=None, audit_delay=None, admin_token=None, demo=True)
 
     @property
     def tasks_root(self) -> Path:

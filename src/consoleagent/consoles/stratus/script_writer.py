@@ -71,7 +71,7 @@ class LLMScriptWriter:
         import openai
 
         from consoleagent.policies.llm import resolve_api_key
-        from consoleagent.provisioning.sandbox import DEFAULT_MODULES
+        from consoleagent.consoles.stratus.sandbox import DEFAULT_MODULES
 
         self.model = model
         self.temperature = temperature

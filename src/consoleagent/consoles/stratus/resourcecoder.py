@@ -1,4 +1,7 @@
-"""ResourceCoder: provisioning on demand, when the agent calls ``request_resource("...")``.
+"""ResourceCoder: provisioning on demand in stratus, when the agent calls ``request_resource("...")``.
+
+It belongs to the stratus backend: its scripts are stratus SDK scripts, checked through stratus's
+API. The template path is the generic engine over the stratus library.
 
 Two ways, in order. First the request is matched to Resource META templates (``RequestMatcher``:
 offline, deterministic) and the template engine creates and verifies the resources. When no
@@ -29,10 +32,11 @@ from typing import Any, Callable
 
 from stratus.sdk import Client, NotFoundError, StratusError
 
+from consoleagent.consoles.stratus.provisioning import provisioner_client
+from consoleagent.consoles.stratus.sandbox import Sandbox, SandboxUnavailable
+from consoleagent.consoles.stratus.script_writer import Attempt, LLMScriptWriter, ScriptWriter
 from consoleagent.env.faults import EnvironmentFault
 from consoleagent.provisioning.request_matcher import RequestMatcher
-from consoleagent.provisioning.sandbox import Sandbox, SandboxUnavailable
-from consoleagent.provisioning.script_writer import Attempt, LLMScriptWriter, ScriptWriter
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement, ResourceReport
 
 __all__ = ["Attempt", "LLMScriptWriter", "ResourceCoder", "ScriptWriter"]
@@ -65,7 +69,7 @@ class ResourceCoder:
         self.sandbox = sandbox
         self.max_attempts = max_attempts
         self.candidates_dir = Path(candidates_dir) if candidates_dir else None
-        self.client_factory = client_factory or getattr(engine, "client_factory", None) or _provisioner_client
+        self.client_factory = client_factory or getattr(engine, "client_factory", None) or provisioner_client
         self.matcher = RequestMatcher(library)
         self.provisioned: list[Any] = []  # what the template path made (the engine can destroy it)
         self.attempts: list[Attempt] = []  # the script path's attempts for the last request
@@ -241,12 +245,6 @@ def claimed_ids(outputs: Any) -> dict[str, list[str]]:
         if ids and len(ids) == len(items):
             claimed[key] = ids
     return claimed
-
-
-def _provisioner_client(account: PooledAccount) -> Client:
-    from consoleagent.provisioning.engine import provisioner_client
-
-    return provisioner_client(account)
 
 
 def _sandbox_env(account: PooledAccount) -> dict[str, str]:

@@ -1,6 +1,7 @@
-"""Running one model-written provisioning script in the OS sandbox, and reading what it says.
+"""Running one model-written stratus SDK script in the OS sandbox, and reading what it says.
 
-The boundary is the kernel (``jail.py``): bubblewrap namespaces, uid 65534, a read-only view of the
+The boundary is the kernel (``consoleagent.provisioning.jail``, console-agnostic; this module names
+the stratus SDK's source for it): bubblewrap namespaces, uid 65534, a read-only view of the
 Python installation with one writable scratch directory, no network but the console's API over a
 Unix socket (``api_relay.py``), hard rlimits, and the whole process tree killed at the end. Inside,
 ``sandbox_runner.py`` adds an in-process guard that turns forbidden moves into readable errors for
@@ -30,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from consoleagent.consoles.stratus.api_relay import ApiRelay
 from consoleagent.provisioning import jail
-from consoleagent.provisioning.api_relay import ApiRelay
 from consoleagent.provisioning.jail import Limits, SandboxUnavailable
 
 __all__ = ["DEFAULT_MODULES", "Sandbox", "SandboxResult", "SandboxUnavailable"]
@@ -64,6 +65,14 @@ class SandboxResult:
     violations: list[str] = field(default_factory=list)
     api_calls: int = 0
     api_refused: list[str] = field(default_factory=list)
+
+
+def sdk_paths() -> tuple[str, ...]:
+    """Where the ``stratus`` package lives (the directory holding it: an editable install keeps it in
+    the source tree): bound read-only into the jail so the runner can import the SDK."""
+    import stratus
+
+    return tuple(os.path.dirname(os.path.realpath(p)) for p in stratus.__path__)
 
 
 class Sandbox:
@@ -127,7 +136,7 @@ class Sandbox:
         (inputs / "config.json").write_text(json.dumps(config), encoding="utf-8")
         for path in (inputs / "sandbox_runner.py", inputs / "script.py", inputs / "config.json"):
             path.chmod(0o644)  # readable by the jail's uid; the run directory itself stays 0700
-        return jail.Layout(inputs=inputs, socket=socket)
+        return jail.Layout(inputs=inputs, socket=socket, packages=sdk_paths())
 
     def _run_in(self, run_dir: Path, socket: Path, script: str, env: dict[str, str], params: dict[str, Any]) -> SandboxResult:
         endpoint = self.console or env.get("STRATUS_ENDPOINT")

@@ -1,5 +1,6 @@
 """The stratus templates: VPC, vSwitch, security group, key pair, ECS instance, disk, snapshot,
-EIP, NAT gateway, custom route table and custom image, written against the public SDK.
+EIP, NAT gateway, custom route table and custom image, written against the public SDK (the stratus
+backend's Resource META library; ``provisioning.py`` binds it to the SDK client and waiters).
 
 Defaults pass stratus validation as they are (a task names only what matters to it). Destroy
 undoes what the agent may have left in the way (an instance still running, a disk still attached,
@@ -14,6 +15,7 @@ from typing import Any
 
 from stratus.sdk import NotFoundError
 
+from consoleagent.consoles.stratus.provisioning import BINDING
 from consoleagent.provisioning.templates import Attribute, Template, TemplateContext, TemplateLibrary
 from consoleagent.provisioning.types import ProvisioningError
 
@@ -705,7 +707,7 @@ STRATUS_TEMPLATES: tuple[Template, ...] = (
 
 
 def stratus_library() -> TemplateLibrary:
-    """Every stratus template in one checked library."""
-    library = TemplateLibrary(STRATUS_TEMPLATES)
+    """Every stratus template in one checked library, bound to stratus's SDK (``provisioning.BINDING``)."""
+    library = TemplateLibrary(STRATUS_TEMPLATES, binding=BINDING)
     library.check()
     return library

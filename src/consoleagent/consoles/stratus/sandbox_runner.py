@@ -1,4 +1,4 @@
-"""The program that runs inside the jail (see ``jail.py`` and ``sandbox.py`` for the whole picture).
+"""The program that runs inside the jail (see ``consoleagent.provisioning.jail`` and ``sandbox.py`` for the whole picture).
 
 Started as ``python -I -B /sandbox/in/sandbox_runner.py /sandbox/in/config.json`` as uid 65534 in
 its own namespaces, with hard rlimits already set. It builds the SDK client (HTTP over the
