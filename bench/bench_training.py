@@ -89,7 +89,8 @@ def model_info(path: Path) -> dict[str, Any]:
 
 
 def sft(work: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from consoleagent.training.sft import SFTRunConfig, run_sft
+    from consoleagent.training.config import SFTRunConfig
+    from consoleagent.training.sft import run_sft
 
     if (work / "sft" / "metrics.json").exists() and (work / "sft" / "final").exists():
         return json.loads((work / "sft" / "metrics.json").read_text())
@@ -124,7 +125,8 @@ def train_accuracy(work: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def grpo(work: Path, args: argparse.Namespace, train: list[Any], val: list[Any]) -> dict[str, Any]:
-    from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import StepGRPOTrainer
 
     out = work / "grpo"
     if (out / "summary.json").exists():

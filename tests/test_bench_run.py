@@ -21,6 +21,7 @@ import pytest
 
 from consoleagent.bench.harness import BenchConfig, run_bench
 from consoleagent.tasks.spec import TaskSpec
+from consoleagent.trajectory.reader import read_trajectory
 
 pytestmark = pytest.mark.browser
 TASKS = "vpc-create-vpc-01 vpc-create-vpc-02"
@@ -93,6 +94,8 @@ def test_provisioning_ablation_in_process(tmp_path: Path, playwright_instance: A
     task = TaskSpec.model_validate(OPEN_VPC_TASK)
     on = run_bench(BenchConfig(tmp_path / "on", policy="oracle", runs=1, plots=False), [task], playwright=playwright_instance)
     assert on["summary"]["passed"] == 1, on["episodes"]
+    header = read_trajectory(on["episodes"][0]["trajectory"]).header
+    assert header["release"] == task.release == "2026.03"  # the task's release reaches the trajectory
     off = run_bench(BenchConfig(tmp_path / "off", policy="oracle", runs=1, plots=False, provisioning=False), [task],
                     playwright=playwright_instance)
     episode = off["episodes"][0]

@@ -49,10 +49,12 @@ def test_every_sql_expectation_requires_the_object_explorer_connection() -> None
 def test_a_task_for_an_unknown_console_is_refused() -> None:
     import pytest
 
+    from consoleagent.suite.validation import plan_requires
     from consoleagent.tasks.spec import TaskSpec
 
+    spec = TaskSpec.model_validate({"id": "x-task", "console": "nosuch", "product": "p", "difficulty": "standard",
+                                    "split": "train", "document": "d.md", "release": "1", "goal": "do something useful",
+                                    "requires": [{"name": "a", "template": "table", "params": {"name": "t"}}],
+                                    "reward": {"expect": [{"event": "X"}]}, "oracle": [{"task_complete": "done"}]})
     with pytest.raises(ValueError, match="unknown console 'nosuch'"):
-        TaskSpec.model_validate({"id": "x-task", "console": "nosuch", "product": "p", "difficulty": "standard",
-                                 "split": "train", "document": "d.md", "release": "1", "goal": "do something useful",
-                                 "requires": [{"name": "a", "template": "table", "params": {"name": "t"}}],
-                                 "reward": {"expect": [{"event": "X"}]}, "oracle": [{"task_complete": "done"}]})
+        plan_requires(spec)  # its requires: plan against the console's templates (as every suite file loads)

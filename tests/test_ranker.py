@@ -172,7 +172,8 @@ def test_grpo_step_moves_the_head_only_when_a_group_has_variance(observation: Ob
     """The rollouts are the ranker's real choices on the real page; the environment's episodes and
     the judge's rewards are given (a live stratus episode per rollout would take minutes here: the
     live loop is the same code the hf GRPO test runs end to end)."""
-    from consoleagent.training.grpo import EpisodeOutcome, GRPORunConfig, StepGRPOTrainer
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import EpisodeOutcome, StepGRPOTrainer
 
     config = GRPORunConfig(policy="ranker", output_dir=str(tmp_path / "grpo"), steps=1, tasks_per_step=1, group_size=2,
                            oversample=0, temperature=1.0, learning_rate=0.05, val_tasks=None, save_every=1)

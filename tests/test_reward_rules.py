@@ -62,7 +62,7 @@ def judge(rule: RewardRule, tenant: Tenant, session: ConsoleSession | None, stat
 
 def judge_inputs(tenant: Tenant, console: ConsoleSession) -> tuple[Any, Any]:
     """What the rollout hands RuleJudge: a spec carrying the rule, an episode carrying its account and session."""
-    spec = SimpleNamespace(outputs={}, task=SimpleNamespace(meta={"reward": CREATE_WEB_VPC.model_dump(by_alias=True, exclude_defaults=True)}))
+    spec = SimpleNamespace(outputs={}, task=SimpleNamespace(id="web-vpc", reward=CREATE_WEB_VPC))
     credentials = SimpleNamespace(extra={"account_id": tenant.account_id, "session_id": console.session_id})
     return spec, SimpleNamespace(status="completed", discrepancies=[], credentials=credentials)
 

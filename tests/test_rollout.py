@@ -21,8 +21,7 @@ from consoleagent.consoles.stratus.templates import stratus_library
 from consoleagent.provisioning.pool import AccountPool
 from consoleagent.consoles.stratus.accounts import StratusAccountSource
 from consoleagent.consoles.stratus.audit import audit_of_episode
-from consoleagent.rollout.ledger import RunLedger
-from consoleagent.rollout.lifecycle import EpisodeSpec, Rollout, run_specs
+from consoleagent.rollout.lifecycle import EpisodeSpec, Rollout, run_retrying
 from consoleagent.rollout.reset import ProvisionAndDestroy, SnapshotReset
 from consoleagent.tasks import Task
 from tests.agents import ByName, NamedStepsPolicy
@@ -112,24 +111,41 @@ class Interrupting:
         raise KeyboardInterrupt
 
 
-def test_interrupted_run_resumes_without_repeating(world: Any, tmp_path: Path) -> None:
+def test_environment_errors_are_retried_and_kept_apart(world: Any) -> None:
+    """The one retry loop (the benchmark's worker runs every episode through it)."""
     adapter, env, pool, engine, state = world
-    ran: list[str] = []
+    made: list[str] = []
 
-    def factory(spec: EpisodeSpec) -> Any:
-        ran.append(spec.key)
-        return Interrupting() if spec.key == "resume#1" and ran.count("resume#1") == 1 else rename_vswitch_policy(spec)
+    def flaky(spec: EpisodeSpec) -> Any:
+        made.append(spec.key)
+        if len(made) == 1:
+            raise RuntimeError("browser went away")  # the environment's failure, in the episode phase
+        return rename_vswitch_policy(spec)
 
-    rollout = Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env, policy_factory=factory)
-    specs = [EpisodeSpec(Task(goal="g", id="resume", start_url="/vpc"), [], run_index=i) for i in range(3)]
-    ledger = RunLedger(tmp_path / "ledger.jsonl")
-    with pytest.raises(KeyboardInterrupt):
-        run_specs(rollout, specs, ledger)
-    assert len(RunLedger(tmp_path / "ledger.jsonl")) == 1
-    results = run_specs(rollout, specs, RunLedger(tmp_path / "ledger.jsonl"))
-    assert [r.key for r in results] == ["resume#1", "resume#2"]
-    assert ran == ["resume#0", "resume#1", "resume#1", "resume#2"]  # #0 not repeated, #1 started over
-    assert len(RunLedger(tmp_path / "ledger.jsonl")) == 3
+    def rollout_of(factory: Any) -> Rollout:
+        return Rollout(pool=pool, collect_audit=audit_of_episode, preparer=ProvisionAndDestroy(engine), env=env,
+                       policy_factory=factory)
+
+    spec = EpisodeSpec(Task(goal="g", id="retry", start_url="/vpc"))
+    result, lost = run_retrying(rollout_of(flaky), spec, env_error_retries=2)
+    assert result.status == "completed" and made == ["retry#0", "retry#0"]
+    assert lost == [{"phase": "episode", "cause": "RuntimeError: browser went away"}]
+
+    def down(spec: EpisodeSpec) -> Any:
+        made.append(spec.key)
+        raise RuntimeError("down")
+
+    made.clear()
+    result, lost = run_retrying(rollout_of(down), spec, env_error_retries=1)
+    assert result.status == "env_error" and result.failure_phase == "episode" and len(made) == 2 and len(lost) == 1
+    made.clear()
+    result, lost = run_retrying(rollout_of(down), spec, env_error_retries=3, final=lambda r: True)
+    assert result.status == "env_error" and len(made) == 1 and lost == []  # a final failure is not retried
+    with pytest.raises(KeyboardInterrupt):  # an interruption escapes: the caller's ledger resumes the run
+        run_retrying(rollout_of(lambda spec: Interrupting()), spec)
+    held = [pool.lease("after-interrupt", wait_s=5.0) for _ in range(2)]  # the interrupted attempt gave its account back
+    for lease in held:
+        pool.release(lease, dirty=True)
 
 
 class Sleeper:

@@ -52,10 +52,8 @@ def test_a_valid_task_loads(tmp_path: Path) -> None:
     loaded = load_task_file(write_task(tmp_path, VALID))
     assert loaded.spec.id == "vpc-demo-01" and loaded.spec.reward.expect[0].event == "CreateVpc"
     task = loaded.spec.to_task(DOCUMENTS_ROOT)
-    assert task.document and "Create VPC" in " ".join(task.document) and task.meta["release"] == "2026.03"
-    from consoleagent.rewards import RewardRule
-
-    assert RewardRule.model_validate(task.meta["reward"]) == loaded.spec.reward  # what RuleJudge reads by default
+    assert task.document and "Create VPC" in " ".join(task.document) and task.release == "2026.03"
+    assert task.reward == loaded.spec.reward and task.spec is loaded.spec  # what RuleJudge and the oracle read
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
@@ -65,12 +63,22 @@ def test_a_valid_task_loads(tmp_path: Path) -> None:
      ":11: reward.expect[0].params.VpcName: unknown constraint key(s) equal"),
     (("  - goto: /vpc/vpcs", "  - click: {role: button}"), ":13: oracle: oracle[0].click: a target is"),
     (("difficulty: standard", "difficulty: hard"), "hard_kinds: a hard task names why it is hard"),
-    (("split: train", "split: train\nrequires: [{name: a, template: nosuch}]"), "requires: requires[0] ('a', template 'nosuch')"),
+    (("split: train", "split: train\nrequires: [{name: a, templat: vpc}]"), "requires: requires[0]: unknown field 'templat'"),
 ])
 def test_errors_name_file_line_and_field(tmp_path: Path, edit: tuple[str, str], expected: str) -> None:
     message = error_of(tmp_path, VALID.replace(*edit))
     assert message.startswith(str(tmp_path / "tasks" / "vpc" / "vpc-demo-01.yaml")), message
     assert expected in message, message
+
+
+def test_requires_plan_against_the_console_templates_as_the_suite_loads(tmp_path: Path) -> None:
+    """The file's schema holds, but its requires: name a template the console lacks: every loader of a
+    suite (load_all, behind load_suite, tasks validate, bench) refuses it, naming file, line and entry."""
+    path = write_task(tmp_path, VALID.replace("split: train", "split: train\nrequires: [{name: a, template: nosuch}]"))
+    assert load_task_file(path).spec.requires  # the shape alone is fine
+    with pytest.raises(TaskFileError) as caught:
+        load_all(tmp_path / "tasks")
+    assert str(caught.value).startswith(f"{path}:5: requires: requires[0] ('a', template 'nosuch')"), caught.value
 
 
 def test_id_must_match_the_file_name_and_yaml_errors_have_lines(tmp_path: Path) -> None:

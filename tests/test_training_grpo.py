@@ -118,7 +118,8 @@ def _changed(before: dict[str, torch.Tensor], model: Any) -> bool:
 
 def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, tmp_path: Path, playwright_instance: Any) -> None:
     from consoleagent.suite.catalog import load_suite
-    from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer, step_samples
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import StepGRPOTrainer, step_samples
     from consoleagent.training.samples import model_system_prompt, system_text
 
     tasks = load_suite("vpc-create-vpc-01 vpc-create-vpc-02")
@@ -206,12 +207,12 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
         assert row["updated"] is True and _changed(before, trainer.model)
 
 
-def test_vllm_generator_is_refused_clearly_without_vllm(tiny_model: Path, tmp_path: Path) -> None:
-    from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, select_generator
+def test_an_unknown_generator_is_a_config_error(tiny_model: Path, tmp_path: Path) -> None:
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import select_generator
 
-    config = GRPORunConfig(model=str(tiny_model), generator="vllm")
-    with pytest.raises(GeneratorUnavailable, match="generator=transformers"):
-        select_generator(config, None, None)
+    with pytest.raises(ValueError, match="generator must be one of auto, transformers, not 'vllm'"):
+        GRPORunConfig(model=str(tiny_model), generator="vllm").validate()
     assert select_generator(GRPORunConfig(model=str(tiny_model)), None, None).name == "transformers"
     with pytest.raises(ValueError, match="group_size must be at least 1"):
         GRPORunConfig(model="m", group_size=0).validate()
@@ -220,7 +221,8 @@ def test_vllm_generator_is_refused_clearly_without_vllm(tiny_model: Path, tmp_pa
 def test_lora_update_moves_only_the_adapter_and_the_reference_is_the_base(tiny_model: Path, tmp_path: Path) -> None:
     """With LoRA the reference is the same network with the adapter disabled: KL starts at 0 and grows
     as the adapter learns; the base weights never move. Samples here are real token ids of a chat prompt."""
-    from consoleagent.training.grpo import GRPORunConfig, StepGRPOTrainer, StepSample
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import StepGRPOTrainer, StepSample
 
     config = GRPORunConfig(model=str(tiny_model), output_dir=str(tmp_path / "lora"), lora={"r": 4, "alpha": 8, "dropout": 0.0},
                            learning_rate=5e-2, beta=0.1, updates_per_step=3, micro_batch=1, temperature=1.0)

@@ -46,7 +46,9 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
 
     from consoleagent.policies.hf import HFPolicy
     from consoleagent.training.samples import model_system_prompt, system_text, write_samples
-    from consoleagent.training.sft import SFTRunConfig, latest_checkpoint, run_sft
+    from consoleagent.training.checkpoints import latest_checkpoint
+    from consoleagent.training.config import SFTRunConfig
+    from consoleagent.training.sft import run_sft
 
     rows = samples[1][:3]  # three real steps (about 2,000 tokens each): enough to overfit, quick on a CPU
     path = tmp_path / "three.jsonl"
@@ -82,7 +84,8 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
 def test_lora_variant_runs_and_merges(samples: tuple[Path, list[dict[str, Any]]], tiny_model: Path, tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM
 
-    from consoleagent.training.sft import SFTRunConfig, run_sft
+    from consoleagent.training.config import SFTRunConfig
+    from consoleagent.training.sft import run_sft
 
     out = tmp_path / "lora"
     metrics = run_sft(SFTRunConfig(model=str(tiny_model), train_file=str(samples[0]), output_dir=str(out), max_steps=1,
@@ -95,8 +98,7 @@ def test_lora_variant_runs_and_merges(samples: tuple[Path, list[dict[str, Any]]]
 
 
 def test_config_errors_name_the_field(tmp_path: Path) -> None:
-    from consoleagent.training.runconfig import ConfigError, load_config
-    from consoleagent.training.sft import SFTRunConfig
+    from consoleagent.training.config import ConfigError, SFTRunConfig, load_config
 
     bad = tmp_path / "sft.yaml"
     bad.write_text("model: m\ntrain_file: t.jsonl\nepochz: 3\n")

@@ -39,7 +39,7 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
 
 
 def _load(cls: type, config: Optional[Path], flags: dict[str, Any], sets: list[str]) -> Any:
-    from consoleagent.training.runconfig import ConfigError, load_config
+    from consoleagent.training.config import ConfigError, load_config
 
     try:
         return load_config(cls, config, {**parse_sets(sets), **{k: v for k, v in flags.items() if v is not None}})
@@ -65,7 +65,8 @@ def sft(
 ) -> None:
     """Supervised fine-tuning: TRL's SFTTrainer for hf (loss on the completion only; LoRA optional); a
     listwise loss over each step's candidates for the ranker (--train is then a collection directory)."""
-    from consoleagent.training.sft import SFTRunConfig, run_sft
+    from consoleagent.training.config import SFTRunConfig
+    from consoleagent.training.sft import run_sft
 
     if policy == "ranker":
         _ranker_sft(config, model, train_file, output_dir, epochs, max_steps, learning_rate, batch_size, resume, set_)
@@ -140,7 +141,8 @@ def grpo(
 ) -> None:
     """Step-level GRPO against an in-process stratus in Chromium, with audit-log rewards (hf or ranker)."""
     from consoleagent.suite.catalog import SelectorError
-    from consoleagent.training.grpo import GeneratorUnavailable, GRPORunConfig, StepGRPOTrainer
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import StepGRPOTrainer
 
     flags = {"model": model, "output_dir": str(output_dir) if output_dir else None, "tasks": tasks, "val_tasks": val_tasks,
              "steps": steps, "tasks_per_step": tasks_per_step, "group_size": group_size, "temperature": temperature,
@@ -149,7 +151,7 @@ def grpo(
     try:
         trainer = StepGRPOTrainer(run_config)
         trainer.setup_model()
-    except (ValueError, SelectorError, GeneratorUnavailable) as exc:
+    except (ValueError, SelectorError) as exc:
         err.print(f"[red]{exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
     if trainer.step:

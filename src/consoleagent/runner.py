@@ -43,12 +43,14 @@ def run_episode(env: ConsoleEnv, policy: Policy, task: Task, *, trajectory: Path
                 seed: int | None = None, release: str | None = None, credentials: Any = None,
                 resource_report: str | None = None) -> EpisodeResult:
     """Run ``policy`` on ``task``; ``credentials`` (a leased account) and ``resource_report`` (what was
-    provisioned for the task) go to ``env.reset``."""
+    provisioned for the task) go to ``env.reset``. The trajectory records ``release``, by default the
+    task's (``task.release``)."""
     started, started_at = time.monotonic(), _now()
     writer = None
     if trajectory is not None:
         header = EpisodeHeader(episode_id=uuid.uuid4().hex, task=task.to_dict(), policy=policy.name, seed=seed,
-                               console=env.adapter.base_url, release=release, started_at=started_at)
+                               console=env.adapter.base_url, release=release if release is not None else task.release,
+                               started_at=started_at)
         writer = TrajectoryWriter(Path(trajectory), header)
     try:
         result = _loop(env, policy, task, writer, seed, credentials, resource_report)

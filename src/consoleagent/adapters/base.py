@@ -1,7 +1,9 @@
 """The console adapter interface and a generic form login.
 
-Later issues add an audit source, a provisioner and snapshot/restore to an adapter; the
-environment only needs the console's address and a way to sign in.
+An adapter is what the environment needs of a console: its address, start/stop, the credentials
+of an episode and a way to sign in. What the rollout needs besides (audit records, provisioning,
+per-episode reset, releases) is the console backend's (``consoleagent.consoles.base.ConsoleBackend``,
+itself an adapter), so the environment runs against any console that can be signed in to.
 """
 
 from __future__ import annotations

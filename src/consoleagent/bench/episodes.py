@@ -16,18 +16,20 @@ from consoleagent.tasks.spec import TaskSpec
 
 
 def episode_specs(tasks: list[TaskSpec], runs: int, documents_root: Path | None = DOCUMENTS_ROOT) -> list[EpisodeSpec]:
-    """``runs`` episodes per task, the task file riding along in ``task.meta["spec"]``; without a
+    """``runs`` episodes per task (each task carries its task file: ``task.spec``); without a
     documents root the policy gets the goal alone (no document steps)."""
     specs = []
     for task_spec in tasks:
         task = task_spec.to_task(documents_root)
-        task.meta["spec"] = task_spec
         specs += [EpisodeSpec(task, task_spec.requirements, run_index=i) for i in range(runs)]
     return specs
 
 
 def spec_of(episode: EpisodeSpec) -> TaskSpec:
-    return episode.task.meta["spec"]
+    """The task file of an episode (the oracle plays its solution)."""
+    if episode.task.spec is None:
+        raise ValueError(f"episode {episode.key} has no task file: the oracle plays a task file's solution")
+    return episode.task.spec
 
 
 def policy_factory(name: str, **options: Any) -> Callable[[EpisodeSpec], Policy]:

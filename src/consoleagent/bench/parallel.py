@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from consoleagent.rollout.lifecycle import EpisodeSpec, RolloutResult
+from consoleagent.rollout.lifecycle import EpisodeSpec, RolloutResult, run_retrying
 from consoleagent.tasks.spec import TaskSpec
 
 ORACLE_FAILURE = "policy failed: oracle"  # the oracle's solution does not fit: the policy's failure, not the environment's
@@ -80,6 +80,10 @@ class RecordingJudge:
         self.inner = inner
         self.failed_calls: list[dict[str, Any]] = []
 
+    def forget(self) -> None:
+        """Before each attempt: a lost attempt's calls are not the kept attempt's."""
+        self.failed_calls = []
+
     def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Any:
         self.failed_calls = [{"event": r.get("eventName"), "error": r.get("errorCode")} for r in records
                              if r.get("errorCode") and r.get("actor") == "console"]
@@ -113,15 +117,9 @@ class EpisodeRunner:
     def run(self, key: str) -> dict[str, Any]:
         from consoleagent.bench.trace import read_trace
 
-        spec = self.specs[key]
-        lost: list[dict[str, Any]] = []
         started = time.monotonic()
-        while True:
-            self.judge.failed_calls = []
-            result = self.world.rollout.run(spec)
-            if result.status != "env_error" or is_policy_failure(result) or len(lost) >= self.config.env_error_retries:
-                break
-            lost.append({"phase": result.failure_phase, "cause": result.cause})
+        result, lost = run_retrying(self.world.rollout, self.specs[key], env_error_retries=self.config.env_error_retries,
+                                    final=is_policy_failure, before_attempt=self.judge.forget)
         record = _json_safe(result.to_dict())
         trajectory = (result.episode or {}).get("trajectory")
         record.update(worker=self.worker, attempts=len(lost) + 1, env_error_attempts=lost,

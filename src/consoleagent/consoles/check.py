@@ -63,7 +63,7 @@ def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path 
         policy = OraclePolicy(spec.oracle, episode.outputs)
         result = run_episode(env, policy, task, trajectory=trajectory, credentials=episode.credentials,
                              resource_report=episode.report.text() if episode.report.resources else None)
-        rule = RewardRule.model_validate(spec.reward.model_dump(by_alias=True, exclude_defaults=True))
+        rule = spec.reward
         verdict = None
         if result.status != "env_error":
             verdict = judge(backend, rule, status=result.status, since=episode.since,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from consoleagent.suite.catalog import load_all
+from consoleagent.suite.validation import load_all
 from consoleagent.tasks.spec import LoadedTask, TaskFileError
 
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from consoleagent.rewards.engine import Verdict, evaluate
-from consoleagent.rewards.rules import RewardRule
 
 CollectAudit = Callable[[Any, str], list[dict[str, Any]]]
 StateReader = Callable[[dict[str, Any]], Any]  # credentials extra -> (product, action, params) -> response, or None
@@ -21,7 +20,7 @@ StateReader = Callable[[dict[str, Any]], Any]  # credentials extra -> (product, 
 class RuleJudge:
     """``judge(spec, episode, records) -> Verdict`` for :class:`~consoleagent.rollout.lifecycle.Rollout`.
 
-    The rule is the task's (``spec.task.meta["reward"]``, as ``TaskSpec.to_task`` puts it there);
+    The rule is the task's (``spec.task.reward``, which ``TaskSpec.to_task`` sets);
     ``collect`` re-reads the episode's records and ``state_reader`` makes the reader of a rule's
     ``state:`` checks: both are the console backend's (``consoleagent.consoles.world.RolloutParts``), so
     the judge knows no console. ``console`` is the console URL handed to ``collect``. ``delivery_delay_s``, when the console's maximum delivery delay is known
@@ -39,7 +38,10 @@ class RuleJudge:
         self.delivery_delay_s = delivery_delay_s
 
     def __call__(self, spec: Any, episode: Any, records: list[dict[str, Any]]) -> Verdict:
-        rule = RewardRule.model_validate(spec.task.meta["reward"])
+        rule = spec.task.reward
+        if rule is None:
+            raise ValueError(f"task {spec.task.id!r} has no reward rule: the rule judge judges a task file's "
+                             "episodes (TaskSpec.to_task)")
         credentials = episode.credentials
         extra = getattr(credentials, "extra", {}) or {}
         outputs = getattr(spec, "outputs", {}) or {}

@@ -4,7 +4,8 @@
     cleanup (destroy or nothing) → release
 
 A failure in any phase but the agent's own decisions makes the episode ``env_error`` with the
-phase named (``failure_phase``), so it can be retried and never enters training or scoring.
+phase named (``failure_phase``), so it can be retried (``run_retrying``) and never enters training
+or scoring.
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ class Rollout:
         self.collect_audit = collect_audit
         self.resourcecoder = resourcecoder  # serves the agent's request_resource(...) in the leased account
 
-    def run(self, spec: EpisodeSpec) -> RolloutResult:
+    def run(self, spec: EpisodeSpec, policy: Policy | None = None) -> RolloutResult:
+        """One episode of ``spec`` through every phase; ``policy`` plays it (default: ``policy_factory(spec)``,
+        made in the episode phase)."""
         phases: list[PhaseLog] = []
         result = RolloutResult(spec.key, "env_error", phases)
         ok, lease = self._phase(phases, "lease", lambda: self.pool.lease(self.worker))
@@ -106,7 +109,7 @@ class Rollout:
                 return self._failed(result, "prepare")
             result.reset_source = prepared.source
             spec = replace(spec, outputs=prepared.outputs)
-            ok, episode = self._phase(phases, "episode", lambda: self._episode(spec, lease, prepared))
+            ok, episode = self._phase(phases, "episode", lambda: self._episode(spec, lease, prepared, policy))
             if not ok:
                 return self._failed(result, "episode")
             result.episode = {k: v for k, v in episode.__dict__.items() if k != "credentials"}
@@ -136,13 +139,14 @@ class Rollout:
             # restore (or a fresh provisioning) rebuilds the task's state on top of the clean account.
             self._phase(phases, "release", lambda: self.pool.release(lease, dirty=True))
 
-    def _episode(self, spec: EpisodeSpec, lease: Lease, prepared: Prepared) -> EpisodeResult:
+    def _episode(self, spec: EpisodeSpec, lease: Lease, prepared: Prepared, policy: Policy | None) -> EpisodeResult:
         """The episode signs in as the leased account; the agent is told what was prepared for it."""
         task = replace(spec.task, goal=substitute(spec.task.goal, spec.outputs))  # goals may name provisioned ids
         trajectory = self.trajectory_dir / f"{spec.key.replace('#', '-run')}.jsonl" if self.trajectory_dir else None
         if trajectory is not None and trajectory.exists():
             trajectory.unlink()  # a leftover of an interrupted attempt: this attempt replaces it
-        policy = self.policy_factory(spec)
+        if policy is None:
+            policy = self.policy_factory(spec)
         if self.resourcecoder is not None:
             self.env.provisioner = self.resourcecoder.as_env_provisioner(lease.account)
         with deadline(self.episode_deadline_s):
@@ -173,25 +177,24 @@ class Rollout:
         return result
 
 
-def run_specs(rollout: Rollout, specs: list[EpisodeSpec], ledger: Any = None, *, env_error_retries: int = 2,
-              on_result: Callable[[RolloutResult], None] | None = None) -> list[RolloutResult]:
-    """Run every spec not already in ``ledger`` (a RunLedger), recording each as it finishes.
+def run_retrying(rollout: Rollout, spec: EpisodeSpec, *, env_error_retries: int = 2,
+                 final: Callable[[RolloutResult], bool] = lambda result: False,
+                 before_attempt: Callable[[], None] | None = None) -> tuple[RolloutResult, list[dict[str, Any]]]:
+    """Run ``spec``, and again while the environment loses it (``env_error``), up to ``env_error_retries``
+    more times, so that faults of the environment do not become results.
 
-    An episode lost to the environment is run again (up to ``env_error_retries`` times), so faults of
-    the environment do not become results. Interrupt the loop anywhere and call it again with the
-    same ledger: finished episodes are skipped, the one that was running starts over.
+    ``final(result)`` marks an ``env_error`` a retry would not change (the oracle's solution not
+    fitting the page is deterministic): it is kept at once. ``before_attempt()`` runs before each
+    attempt (the benchmark resets what its judge noted). Returns the last result and the lost
+    attempts (``{"phase", "cause"}`` each), which the benchmark records apart, never as the agent's
+    failures. An interruption (``KeyboardInterrupt``) escapes: the caller's ledger makes the run
+    resumable, and the interrupted episode starts over.
     """
-    results = []
-    for spec in specs:
-        if ledger is not None and ledger.done(spec.key):
-            continue
-        for _ in range(env_error_retries + 1):
-            result = rollout.run(spec)
-            if result.status != "env_error":
-                break
-        if ledger is not None:
-            ledger.record(spec.key, result.to_dict())
-        if on_result is not None:
-            on_result(result)
-        results.append(result)
-    return results
+    lost: list[dict[str, Any]] = []
+    while True:
+        if before_attempt is not None:
+            before_attempt()
+        result = rollout.run(spec)
+        if result.status != "env_error" or final(result) or len(lost) >= env_error_retries:
+            return result, lost
+        lost.append({"phase": result.failure_phase, "cause": result.cause})

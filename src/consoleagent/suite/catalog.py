@@ -13,35 +13,16 @@ import re
 from pathlib import Path
 
 from consoleagent.suite import TASKS_ROOT
-from consoleagent.tasks.spec import LoadedTask, TaskFileError, TaskSpec, load_task_file
+from consoleagent.suite.validation import load_all, task_files
+from consoleagent.tasks.spec import TaskSpec
+
+__all__ = ["FILTER_FIELDS", "SelectorError", "load_all", "load_suite", "select", "task_files"]
 
 FILTER_FIELDS = ("id", "product", "difficulty", "split", "release", "expected", "family")
 
 
 class SelectorError(ValueError):
     pass
-
-
-def task_files(root: Path = TASKS_ROOT) -> list[Path]:
-    return sorted(Path(root).rglob("*.yaml"))
-
-
-def load_all(root: Path = TASKS_ROOT) -> list[LoadedTask]:
-    """Every task under ``root``; all broken files are reported together, and ids must be unique."""
-    loaded, problems = [], []
-    for path in task_files(root):
-        try:
-            loaded.append(load_task_file(path))
-        except TaskFileError as exc:
-            problems.append(str(exc))
-    seen: dict[str, Path] = {}
-    for item in loaded:
-        if item.spec.id in seen:
-            problems.append(f"{item.path}: id: {item.spec.id!r} is also the id of {seen[item.spec.id]}")
-        seen[item.spec.id] = item.path
-    if problems:
-        raise TaskFileError("\n".join(problems))
-    return loaded
 
 
 def select(specs: list[TaskSpec], selector: str | None) -> list[TaskSpec]:

@@ -25,6 +25,7 @@ import jinja2
 import yaml
 
 from consoleagent.suite import FAMILIES_ROOT, TASKS_ROOT
+from consoleagent.suite.validation import plan_requires
 from consoleagent.tasks.spec import TaskFileError, TaskSpec
 
 HEADER = "# Generated from {family} by `consoleagent tasks generate`: edit the family, not this file.\n"
@@ -68,6 +69,7 @@ def render_family(path: Path, tasks_root: Path = TASKS_ROOT, families_root: Path
         try:
             body = yaml.safe_load(text)
             spec = TaskSpec.model_validate(body)
+            plan_requires(spec)
         except Exception as exc:
             raise TaskFileError(f"{where} ({variant['id']}): the rendered task is invalid:\n{exc}") from None
         target = tasks_root / spec.product / f"{spec.id}.yaml"

@@ -1,5 +1,8 @@
-"""Checks across the suite that no single task file can make on its own.
+"""Loading every task file with the checks that need more than the file's schema, and the checks
+across the suite that no single task file can make on its own.
 
+- every task's ``requires:`` plans against its console's Resource META templates (templates,
+  attributes, types, references; nothing is created): checked as the files load (``load_all``);
 - every task's document exists, parses, and its discrepancies name real changelog entries of a
   release after the document's and up to the task's, at a step the document has;
 - splits are disjoint by document (no document feeds two splits);
@@ -15,10 +18,59 @@ from typing import Any
 
 import yaml
 
+from consoleagent.consoles import UnknownConsole, backend_class
+from consoleagent.provisioning.engine import ProvisioningEngine
+from consoleagent.provisioning.types import ProvisioningError
 from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
-from consoleagent.suite.catalog import load_all
+from consoleagent.tasks.spec import LoadedTask, TaskFileError, TaskSpec, load_task_file
 
 DOCUMENT_FIELDS = {"id", "product", "release", "pages"}
+
+
+def plan_requires(spec: TaskSpec) -> None:
+    """Plan the task's ``requires:`` against its console backend's templates (read without starting the
+    console); a ValueError names the entry and the field. A task without ``requires`` plans nothing, so
+    its console need not be a backend package (a console described by a file has no templates)."""
+    if not spec.requires:
+        return
+    try:
+        library = backend_class(spec.console).template_library()
+    except UnknownConsole as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        ProvisioningEngine(library).plan(spec.requirements)
+    except ProvisioningError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def task_files(root: Path = TASKS_ROOT) -> list[Path]:
+    return sorted(Path(root).rglob("*.yaml"))
+
+
+def load_all(root: Path = TASKS_ROOT) -> list[LoadedTask]:
+    """Every task under ``root``, its ``requires`` planned; all broken files are reported together,
+    and ids must be unique."""
+    loaded, problems = [], []
+    for path in task_files(root):
+        try:
+            item = load_task_file(path)
+        except TaskFileError as exc:
+            problems.append(str(exc))
+            continue
+        try:
+            plan_requires(item.spec)
+        except ValueError as exc:
+            problems.append(f"{path}:{item.lines.get('requires', 1)}: requires: {exc}")
+            continue
+        loaded.append(item)
+    seen: dict[str, Path] = {}
+    for item in loaded:
+        if item.spec.id in seen:
+            problems.append(f"{item.path}: id: {item.spec.id!r} is also the id of {seen[item.spec.id]}")
+        seen[item.spec.id] = item.path
+    if problems:
+        raise TaskFileError("\n".join(problems))
+    return loaded
 
 
 @dataclass
@@ -80,7 +132,7 @@ def suite_problems(tasks_root: Path = TASKS_ROOT, documents_root: Path = DOCUMEN
     """Problems of the suite against its console's ground truth (``truth``, a ``GroundTruth``;
     default: the stratus backend's release changelog)."""
     if truth is None:
-        from consoleagent.consoles import DEFAULT_CONSOLE, backend_class
+        from consoleagent.consoles import DEFAULT_CONSOLE
 
         truth = backend_class(DEFAULT_CONSOLE)().ground_truth()
     RELEASES = list(truth.releases)  # noqa: N806 (the releases, oldest first, as the changelog orders them)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from consoleagent.provisioning.engine import parse_requirements
 from consoleagent.provisioning.types import ProvisioningError, Requirement
@@ -39,17 +39,6 @@ class Discrepancy(BaseModel):
     model_config = ConfigDict(extra="forbid")
     change: str  # a change id of the console backend's ground truth (stratus: its release changelog)
     step: int = Field(ge=1)  # the document step it affects
-
-
-def _template_library(console: str) -> Any:
-    """The Resource META templates a task's ``requires`` plans against: its console backend's (which
-    reads them without starting its console)."""
-    from consoleagent.consoles import UnknownConsole, backend_class
-
-    try:
-        return backend_class(console).template_library()
-    except UnknownConsole as exc:
-        raise ValueError(str(exc)) from None
 
 
 class TaskSpec(BaseModel):
@@ -84,14 +73,11 @@ class TaskSpec(BaseModel):
 
     @field_validator("requires")
     @classmethod
-    def _requires(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
-        from consoleagent.provisioning.engine import ProvisioningEngine
-
-        if not value:
-            return value  # nothing to plan: a console described by a file (no backend package) has no templates
-        try:  # planning checks templates, attributes, types and references without creating anything
-            ProvisioningEngine(_template_library(info.data.get("console", "stratus"))).plan(
-                parse_requirements(value, source="requires"))
+    def _requires(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The entries' shape only: planning them against the console's templates is the suite's
+        check (``consoleagent.suite.validation.plan_requires``), which knows the consoles."""
+        try:
+            parse_requirements(value, source="requires")
         except ProvisioningError as exc:
             raise ValueError(str(exc)) from None
         return value
@@ -145,10 +131,8 @@ class TaskSpec(BaseModel):
         if steps is None and documents_root is not None:
             steps = self.procedure(documents_root).step_texts()
         return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [],
-                    max_steps=self.max_steps, time_limit_s=self.time_limit_s,
-                    meta={"product": self.product, "difficulty": self.difficulty, "release": self.release,
-                          "split": self.split, "expected": self.expected,
-                          "reward": self.reward.model_dump(by_alias=True, exclude_defaults=True)})
+                    max_steps=self.max_steps, time_limit_s=self.time_limit_s, reward=self.reward, spec=self,
+                    release=self.release)
 
 
 @dataclass

@@ -42,66 +42,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
+from consoleagent.training.checkpoints import STATE_FILE, prune, resume_path
+from consoleagent.training.config import GRPORunConfig
 from consoleagent.training.samples import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
-STATE_FILE = "trainer_state.json"
 CURVE_METRICS = ("reward_mean", "success", "val_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
                  "zero_variance_groups", "time_rollout_s", "time_logprobs_s", "time_update_s")
-
-
-@dataclass
-class GRPORunConfig:
-    """What ``consoleagent train grpo`` runs (YAML keys are these field names)."""
-
-    model: str = ""  # the SFT model directory (``final/`` of ``train sft``); the ranker: its head, or "" for the base
-    policy: str = "hf"  # hf (a causal LM generating actions) | ranker (scores candidate actions)
-    output_dir: str = "runs/grpo"
-    tasks: str = "split=train"  # task selector (``consoleagent tasks list --tasks ...``) to train on
-    val_tasks: str | None = "split=val"  # validated every ``val_every`` steps; None: no validation
-    val_limit: int | None = None  # validate on the first N val tasks only (CPU budgets)
-    tasks_root: str | None = None  # a folder of task files (default: the shipped suite)
-    steps: int = 10
-    tasks_per_step: int = 2  # B
-    group_size: int = 4  # G (the reference: 16)
-    oversample: int = 1  # extra rollouts a group may run to replace episodes lost to the environment (ref: 1.25 x G)
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_new_tokens: int = 96
-    max_prompt_tokens: int = 3072
-    max_episode_steps: int | None = None  # cap every task's step limit (CPU runs)
-    episode_timeout_s: float | None = None  # default: the task's time limit + 120 s
-    learning_rate: float = 1e-6  # the reference: 5e-7
-    weight_decay: float = 0.0
-    clip_eps: float = 0.2
-    beta: float = 0.1  # KL coefficient to the reference policy
-    adv_eps: float = 1e-4
-    updates_per_step: int = 1  # optimiser steps on one batch; the old log-probs stay fixed across them
-    micro_batch: int = 4  # step samples per forward pass (gradients accumulate over the batch)
-    max_grad_norm: float = 1.0
-    skip_without_signal: bool = True  # no optimiser step when every advantage is 0 (see train_step)
-    lora: dict[str, Any] | None = None  # {r, alpha, dropout, target_modules}; reference = the adapter disabled
-    val_every: int = 5
-    save_every: int = 1
-    keep_checkpoints: int = 2
-    seed: int = 0
-    time_scale: float = 50.0  # the in-process stratus's virtual seconds per real second
-    console: str = "stratus"  # the console backend (consoleagent.consoles) or a console YAML file
-    generator: str = "auto"  # auto | transformers | vllm (vLLM: only with a GPU and the package installed)
-    resume_from: str | None = None  # a checkpoint directory, or "last"
-
-    def validate(self) -> None:
-        if self.policy not in ("hf", "ranker"):
-            raise ValueError(f"GRPO config: policy must be hf or ranker, not {self.policy!r}")
-        if not self.model and self.policy == "hf":
-            raise ValueError("GRPO config: missing model")
-        for name in ("steps", "tasks_per_step", "group_size", "updates_per_step", "micro_batch", "val_every", "save_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"GRPO config: {name} must be at least 1, got {getattr(self, name)}")
-        if self.oversample < 0 or not 0 < self.clip_eps < 1 or self.beta < 0:
-            raise ValueError("GRPO config: oversample >= 0, 0 < clip_eps < 1 and beta >= 0 are required")
-        if self.generator not in ("auto", "transformers", "vllm"):
-            raise ValueError(f"GRPO config: generator must be auto, transformers or vllm, not {self.generator!r}")
 
 
 # --- generation ---------------------------------------------------------------------------------
@@ -137,17 +84,12 @@ class TransformersGenerator:
         return None
 
 
-class GeneratorUnavailable(RuntimeError):
-    pass
-
-
 def select_generator(config: GRPORunConfig, model: Any, tokenizer: Any, system: str | None = None) -> Generator:
-    """transformers (``auto`` too: there is no other generator yet). A vLLM generator plugs in here:
-    it would hold an ``LLM`` engine, load the policy's weights in ``sync()`` after each update, and
-    return a policy whose ``act`` asks the engine and records the same ``turns``."""
-    if config.generator == "vllm":
-        raise GeneratorUnavailable("generator=vllm: no vLLM generator in this build (needs vllm and a GPU); "
-                                   "use generator=transformers")
+    """The generator ``config.generator`` names (``auto`` and ``transformers``: the only one yet).
+
+    A vLLM generator would plug in here: it would hold an ``LLM`` engine, load the policy's weights
+    in ``sync()`` after each update, and return a policy whose ``act`` asks the engine and records
+    the same ``turns``. ``GRPORunConfig.validate`` refuses any other name."""
     return TransformersGenerator(model, tokenizer, config, system)
 
 
@@ -276,8 +218,6 @@ class StepGRPOTrainer:
         self.best_step: int | None = None
         self._server: Any = None
         self._world: Any = None
-        self._current: Any = None  # the policy of the episode running now (its turns are read after)
-        self._next_policy: dict[str, Any] = {}
         self.backend: Any = None  # the ranker's RankerBackend; None for the hf policy (the code below)
         self.last_episodes: list[EpisodeOutcome] = []  # the latest step's rollouts (inspection, tests)
 
@@ -298,7 +238,7 @@ class StepGRPOTrainer:
         random.seed(self.config.seed)
         torch.manual_seed(self.config.seed)
         self.accelerator = fp32_accelerator(cpu=not torch.cuda.is_available())
-        resume = self._resume_path()
+        resume = resume_path(self.config.resume_from, self.out, kind="GRPO")
         if self.config.policy == "ranker":
             self._setup_ranker(resume)
         else:
@@ -353,21 +293,6 @@ class StepGRPOTrainer:
         self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer,
                                           self.system)
 
-    def _resume_path(self) -> Path | None:
-        wanted = self.config.resume_from
-        if not wanted:
-            return None
-        if wanted == "last":
-            found = sorted((p for p in self.out.glob("checkpoint-*") if (p / STATE_FILE).exists()),
-                           key=lambda p: int(p.name.split("-")[-1]))
-            if not found:
-                raise ValueError(f"resume_from=last: no checkpoint-* with {STATE_FILE} under {self.out}")
-            return found[-1]
-        path = Path(wanted)
-        if not (path / STATE_FILE).exists():
-            raise ValueError(f"resume_from: {path} is not a GRPO checkpoint (no {STATE_FILE})")
-        return path
-
     def _restore(self, path: Path) -> None:
         import torch
 
@@ -395,11 +320,7 @@ class StepGRPOTrainer:
         deadline = self.config.episode_timeout_s or max(t.time_limit_s for t in tasks) + 120.0
         self._world = build_worker(backend=self._server, world=world, tasks=tasks, policy=self.config.policy,
                                    episode_deadline_s=deadline, playwright=self.playwright, lease_ttl_s=deadline + 300.0,
-                                   make_policy=self._make_policy)
-
-    def _make_policy(self, spec: Any) -> Any:
-        self._current = self.generator.policy(**self._next_policy)
-        return self._current
+                                   make_policy=_policy_passed_per_rollout)
 
     def close(self) -> None:
         if self._world is not None:
@@ -418,17 +339,16 @@ class StepGRPOTrainer:
         spec = episode_specs([task_spec], 1, **roots)[0]
         task = spec.task
         if self.config.max_episode_steps:
-            task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps), meta=task.meta)
+            task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps))
         return replace(spec, task=task, run_index=run_index)
 
     def rollout(self, task_spec: Any, run_index: int, *, temperature: float, seed: int | None, trajectories: Path) -> EpisodeOutcome:
         """One episode through the lifecycle; valid when the environment held and the judge gave a usable reward."""
-        self._next_policy = {"temperature": temperature, "seed": seed}
-        self._current = None
+        policy = self.generator.policy(temperature=temperature, seed=seed)
         self._world.rollout.trajectory_dir = trajectories
         started = time.monotonic()
-        result = self._world.rollout.run(self._episode_spec(task_spec, run_index))
-        turns = list(getattr(self._current, "turns", []) or [])
+        result = self._world.rollout.run(self._episode_spec(task_spec, run_index), policy=policy)
+        turns = list(getattr(policy, "turns", []) or [])  # what it generated, step by step: the training samples
         valid = result.status != "env_error" and is_valid_reward(result.reward)
         return EpisodeOutcome(task_spec.id, result.key, result.status, result.reward, valid, turns, result.cause,
                               time.monotonic() - started)
@@ -629,10 +549,7 @@ class StepGRPOTrainer:
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=1, default=str), encoding="utf-8")
         shutil.rmtree(path, ignore_errors=True)
         tmp.rename(path)
-        old = sorted((p for p in self.out.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()),
-                     key=lambda p: int(p.name.split("-")[-1]))
-        for stale in old[:-self.config.keep_checkpoints]:
-            shutil.rmtree(stale, ignore_errors=True)
+        prune(self.out, self.config.keep_checkpoints)
         return path
 
     def _log(self, row: dict[str, Any]) -> None:
@@ -667,6 +584,11 @@ class StepGRPOTrainer:
                    "generator": self.generator.name}
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
         return summary
+
+
+def _policy_passed_per_rollout(spec: Any) -> Any:
+    """The worker's default policy factory, never used: every GRPO rollout is handed its own policy."""
+    raise RuntimeError(f"GRPO hands each rollout its policy (Rollout.run(spec, policy=...)); {spec.key} got none")
 
 
 def _right_aligned(rows: list[Any], k: int, like: Any) -> Any:

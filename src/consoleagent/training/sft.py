@@ -22,55 +22,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from consoleagent.training.checkpoints import resume_path
+from consoleagent.training.config import SFTRunConfig
 from consoleagent.training.samples import save_model_prompt, shared_system_prompt
 
 LOSS_METRICS = ("loss", "eval_loss", "learning_rate", "grad_norm", "mean_token_accuracy", "eval_mean_token_accuracy")
-
-
-@dataclass
-class SFTRunConfig:
-    """What ``consoleagent train sft`` runs (YAML keys are these field names)."""
-
-    model: str = ""  # a Hugging Face model directory or hub id (the tiny model: ``consoleagent tiny-model``)
-    train_file: str = ""  # samples JSONL (``consoleagent samples``)
-    output_dir: str = "runs/sft"
-    val_file: str | None = None  # held-out samples: validation loss and action accuracy
-    epochs: float = 1.0
-    max_steps: int = -1  # > 0 overrides epochs
-    learning_rate: float = 1e-4  # the reference: 1e-5 for a 32B model with full fine-tuning
-    batch_size: int = 4
-    grad_accum: int = 1
-    max_length: int = 4096  # tokens per sample (prompt + completion); longer ones are truncated
-    truncation_mode: str = "keep_start"  # TRL's: a sample over max_length loses its end (keep max_length above the prompts)
-    lr_scheduler: str = "linear"
-    warmup_steps: float = 0  # steps, or a fraction of all steps when below 1 (transformers' convention)
-    weight_decay: float = 0.0
-    lora: dict[str, Any] | None = None  # {r, alpha, dropout, target_modules}; None: full fine-tuning
-    logging_steps: int = 1
-    save_steps: int | None = None  # None: a checkpoint at the end of each epoch
-    save_total_limit: int | None = 3
-    eval_steps: int | None = None  # None: evaluate at the end of each epoch (when val_file is set)
-    accuracy_samples: int = 64  # held-out samples scored for action accuracy (0: skip)
-    accuracy_max_new_tokens: int = 96
-    accuracy_batch_size: int = 8
-    seed: int = 0
-    bf16: bool = False
-    gradient_checkpointing: bool = False  # TRL's default is on: saves memory on big models, costs time on small ones
-    progress: bool = True  # a progress bar over the optimiser steps
-    resume_from: str | None = None  # a checkpoint directory, or "last" for the newest under output_dir
-
-    def validate(self) -> None:
-        missing = [name for name in ("model", "train_file") if not getattr(self, name)]
-        if missing:
-            raise ValueError(f"SFT config: missing {', '.join(missing)}")
-        for name in ("train_file", "val_file"):
-            value = getattr(self, name)
-            if value and not Path(value).exists():
-                raise ValueError(f"SFT config: {name} {value} does not exist")
-        if self.lora is not None:
-            unknown = set(self.lora) - {"r", "alpha", "dropout", "target_modules"}
-            if unknown:
-                raise ValueError(f"SFT config: lora has unknown key(s) {sorted(unknown)}; use r, alpha, dropout, target_modules")
 
 
 def lora_config(spec: dict[str, Any]) -> Any:
@@ -88,12 +44,6 @@ def training_dataset(path: str | Path) -> Any:
     dataset = to_dataset(str(path))
     extra = [c for c in dataset.column_names if c not in ("prompt", "completion")]
     return dataset.remove_columns(extra)
-
-
-def latest_checkpoint(output_dir: Path) -> Path | None:
-    """The highest-numbered ``checkpoint-N`` under ``output_dir``."""
-    found = [p for p in Path(output_dir).glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()]
-    return max(found, key=lambda p: int(p.name.split("-")[-1])) if found else None
 
 
 def _sft_args(config: SFTRunConfig, has_eval: bool) -> Any:
@@ -137,7 +87,7 @@ def run_sft(config: SFTRunConfig) -> dict[str, Any]:
     train = training_dataset(config.train_file)
     system = shared_system_prompt(train)
     val = training_dataset(config.val_file) if config.val_file else None
-    resume = _resume_path(config, out)
+    resume = resume_path(config.resume_from, out)
     trainer = SFTTrainer(model=model, args=_sft_args(config, val is not None), train_dataset=train, eval_dataset=val,
                          processing_class=tokenizer, peft_config=lora_config(config.lora) if config.lora is not None else None,
                          callbacks=[prompt_recorder(system)] if system is not None else None)
@@ -169,20 +119,6 @@ def run_sft(config: SFTRunConfig) -> dict[str, Any]:
     write_logs(history, out)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=str), encoding="utf-8")
     return metrics
-
-
-def _resume_path(config: SFTRunConfig, out: Path) -> Path | None:
-    if not config.resume_from:
-        return None
-    if config.resume_from == "last":
-        found = latest_checkpoint(out)
-        if found is None:
-            raise ValueError(f"resume_from=last: no checkpoint-* under {out}")
-        return found
-    path = Path(config.resume_from)
-    if not (path / "trainer_state.json").exists():
-        raise ValueError(f"resume_from: {path} is not a trainer checkpoint (no trainer_state.json)")
-    return path
 
 
 def prompt_recorder(system: str) -> Any:

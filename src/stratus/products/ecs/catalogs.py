@@ -110,10 +110,6 @@ def types_in_zone(zone_id: str) -> list[InstanceTypeSpec]:
     return [t for t in INSTANCE_TYPES if zone_id in _ZONES_BY_FAMILY[t.family]]
 
 
-def family_of(instance_type: str) -> InstanceFamily:
-    return FAMILY_BY_ID[TYPE_BY_ID[instance_type].family]
-
-
 @dataclass(frozen=True)
 class PublicImage:
     id: str
