@@ -22,7 +22,7 @@ import httpx2
 import pytest
 from sqlalchemy import func, select
 
-from stratus.api.replay import RequestNonce
+from stratus.api.freshness import RequestNonce
 from stratus.core.clock import ManualClock
 from stratus.core.identity import sign
 from stratus.server import free_port

@@ -24,7 +24,7 @@ class SeedError(RuntimeError):
 
 @dataclass
 class DemoAccount:
-    credentials: account_ops.Credentials
+    credentials: account_ops.NewAccount
     resources: dict[str, str]
 
 

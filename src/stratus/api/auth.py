@@ -1,7 +1,7 @@
 """Who is calling: a console session (cookie + CSRF header) or an SDK key (HMAC signature).
 
 A signed request must also be fresh: its date inside the window and its nonce unused
-(``stratus.api.replay``). Every refusal is audited (``stratus.api.security_events``) before the
+(``stratus.api.freshness``). Every refusal is audited (``stratus.api.security_events``) before the
 error goes back, with the account the request claimed when that claim names a real one.
 """
 
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-from stratus.api import replay, security_events
+from stratus.api import freshness, security_events
 from stratus.api.security_events import Claim
 from stratus.core.errors import ApiError, unauthenticated
 from stratus.core.identity import (
@@ -95,8 +95,8 @@ def _signed(runtime: "Runtime", method: str, path: str, headers: Mapping[str, st
         claim = _key_claim(db, key)
         actor = key.actor if key is not None else "sdk"
         try:
-            signed_at = replay.check_date_header(headers.get(DATE_HEADER, ""))
-            nonce = replay.check_nonce_header(headers.get(NONCE_HEADER, ""))
+            signed_at = freshness.check_date_header(headers.get(DATE_HEADER, ""))
+            nonce = freshness.check_nonce_header(headers.get(NONCE_HEADER, ""))
         except ApiError as err:
             raise AuthFailure(err, claim, actor) from None
         date = headers.get(DATE_HEADER, "")
@@ -106,9 +106,9 @@ def _signed(runtime: "Runtime", method: str, path: str, headers: Mapping[str, st
         principal = principal_for_key(db, key)
     now = security_now(runtime)
     try:
-        replay.check_window(signed_at, now)
+        freshness.check_window(signed_at, now)
         with runtime.write_lock, runtime.session() as db:
-            replay.use_nonce(db, principal.access_key_id or "", nonce, signed_at, now)
+            freshness.use_nonce(db, principal.access_key_id or "", nonce, signed_at, now)
     except ApiError as err:
         raise AuthFailure(err, claim, actor) from None
     return principal

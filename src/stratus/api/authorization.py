@@ -20,7 +20,7 @@ import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from stratus.api.registry import ACTIONS, ActionSpec
+from stratus.api.registry import ACTIONS, ApiAction
 from stratus.core.clock import format_time
 from stratus.core.errors import ApiError
 from stratus.core.policies import attachments_of, custom_policy
@@ -140,7 +140,7 @@ def _custom_named(name: str, text: str) -> NamedPolicy | None:
         return None
 
 
-def authorize(ctx: "CallContext", spec: ActionSpec, params: dict[str, Any], source_ip: str) -> None:
+def authorize(ctx: "CallContext", spec: ApiAction, params: dict[str, Any], source_ip: str) -> None:
     """Raise ``Forbidden.RAM`` unless the caller may run ``spec`` with these parameters.
 
     The message says which policy and statement decided (or that none allowed it), so the

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from stratus.api import idempotency
 from stratus.api.authorization import authorize
 from stratus.api.context import CallContext
-from stratus.api.registry import ACTIONS, ActionSpec
+from stratus.api.registry import ACTIONS, ApiAction
 from stratus.audit.trail import EventDraft
 from stratus.core.errors import ApiError, invalid_parameter, missing_parameter, unknown_action
 from stratus.core.identity import Principal
@@ -132,7 +132,7 @@ def invoke(runtime: "Runtime", caller: Caller, product: str, action_name: str, p
     return CallResult(status, {"RequestId": record["requestId"], **body})
 
 
-def _execute(ctx: CallContext, spec: ActionSpec, params: dict[str, Any]) -> dict[str, Any]:
+def _execute(ctx: CallContext, spec: ApiAction, params: dict[str, Any]) -> dict[str, Any]:
     try:
         request = spec.request.model_validate(params)
     except ValidationError as exc:

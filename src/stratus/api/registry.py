@@ -62,7 +62,7 @@ class ListRequest(ApiRequest):
 
 
 @dataclass(frozen=True)
-class ActionSpec:
+class ApiAction:
     product: str
     name: str
     rw: Literal["Read", "Write"]
@@ -79,7 +79,7 @@ class ActionSpec:
         return issubclass(self.request, ListRequest)
 
 
-ACTIONS: dict[tuple[str, str], ActionSpec] = {}
+ACTIONS: dict[tuple[str, str], ApiAction] = {}
 
 
 def action(product: str, name: str, *, rw: Literal["Read", "Write"], request: type[ApiRequest]) -> Callable:
@@ -90,7 +90,7 @@ def action(product: str, name: str, *, rw: Literal["Read", "Write"], request: ty
         if key in ACTIONS:
             raise RuntimeError(f"action {product}/{name} registered twice")
         summary = (handler.__doc__ or "").strip().splitlines()[0] if handler.__doc__ else name
-        ACTIONS[key] = ActionSpec(product, name, rw, request, handler, summary)
+        ACTIONS[key] = ApiAction(product, name, rw, request, handler, summary)
         return handler
 
     return decorate

@@ -20,7 +20,7 @@ SESSION_LIFETIME = timedelta(hours=12)
 
 
 @dataclass
-class Credentials:
+class NewAccount:
     """What a tenant gets when an account is created: a console login and two access keys."""
 
     account_id: str
@@ -39,7 +39,7 @@ class Credentials:
 def create_account(
     db: Session, ids: IdGenerator, now: datetime, *, alias: str, password: str | None = None,
     balance_cents: int = 100_000, display_name: str = "", release: str | None = None,
-) -> Credentials:
+) -> NewAccount:
     if not _ALIAS.match(alias):
         raise invalid_parameter("Alias", "An alias is 3-32 lower-case letters, digits or dashes, starting with a letter.")
     if db.execute(select(Account).where(Account.alias == alias)).scalar_one_or_none():
@@ -53,7 +53,7 @@ def create_account(
     db.flush()
     sdk = create_access_key(db, ids, now, account_id=account_id, actor="sdk")
     provisioner = create_access_key(db, ids, now, account_id=account_id, actor="provisioner")
-    return Credentials(account_id, alias, f"root@{alias}", password, sdk.id, sdk.secret, provisioner.id, provisioner.secret)
+    return NewAccount(account_id, alias, f"root@{alias}", password, sdk.id, sdk.secret, provisioner.id, provisioner.secret)
 
 
 def create_access_key(db: Session, ids: IdGenerator, now: datetime, *, account_id: str, actor: str = "sdk",
