@@ -70,3 +70,33 @@ def test_server_group_dialog() -> None:
     assert save.text == "Click **Save**." and save.line == 18
     # the paragraph after the buttons is about another dialog (Create - Server): not a step of this one
     assert all("Create - Server" not in s.text for s in procedure.steps)
+
+
+SHIPPED = Path(__file__).parent.parent / "src" / "consoleagent" / "consoles" / "pgadmin" / "documents"
+
+
+def test_a_field_introduced_with_its_choices_is_one_field_and_the_dialog_is_opened_first() -> None:
+    """"Use the drop-down listbox in the *User* field ...:" followed by "Select *CURRENT_USER* to ...",
+    "Select *PUBLIC* if ...": the list is the field's choices, not steps (before: three "click" steps and no
+    step that opens the dialog)."""
+    procedure = load_document(SHIPPED / "user_mapping_dialog.rst").procedures[0]
+    assert procedure.steps[0].text == "Open the **User Mapping** dialog." and procedure.steps[0].find
+    user = procedure.steps[1].inputs[0]
+    assert (user.label, user.control) == ("User", "drop-down listbox")
+    assert user.value is not None and user.value.options == ["CURRENT_USER", "PUBLIC"]
+    assert not any(s.text.startswith("Select **PUBLIC**") for s in procedure.steps)
+
+
+def test_choices_with_their_own_fields_keep_them_as_fill_steps() -> None:
+    """"Select a button next to *Maintenance operation* ...:" then "Click *VACUUM* to ..." with the switches
+    VACUUM shows nested under it: one choice field, then a fill step per choice."""
+    procedure = load_document(SHIPPED / "maintenance_dialog.rst").procedures[0]
+    texts = [s.text for s in procedure.steps]
+    assert texts[0] == "Open the **Maintenance** dialog."
+    operation = procedure.steps[1].inputs[0]
+    assert operation.label == "Maintenance operation" and operation.value is not None
+    assert operation.value.options == ["VACUUM", "ANALYZE", "REINDEX", "CLUSTER"]
+    assert "Fill in the fields of **VACUUM**." in texts and "Fill in the fields of **REINDEX**." in texts
+    vacuum = procedure.steps[texts.index("Fill in the fields of **VACUUM**.")]
+    assert [s.label for s in vacuum.all_inputs()][:3] == ["FULL", "FREEZE", "ANALYZE"]
+    assert texts[-1].startswith("When you've completed the dialog, click **OK**")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from consoleagent.documents.blocks import Block, Item
 from consoleagent.documents.fields import described_field, group_label
 from consoleagent.documents.labels import bold, bold_labels, strip_markup
-from consoleagent.documents.model import FieldSpec, Step, Table
+from consoleagent.documents.model import FieldSpec, Step, Table, Value
 from consoleagent.documents.sections import Section, special
 from consoleagent.documents.steps import annotate, attach_stray, is_action, item_step, labelled_value, reannotate
 
@@ -26,6 +26,11 @@ _TAB_CLICK = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*[^*]+\
 _CLICKED = re.compile(r"\bclick\s+(?:on\s+)?(?:the\s+)?\*\*([^*]+)\*\*", re.I)
 _TAB_NAMED = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
 _DIALOG = re.compile(r"\b(?:[Uu]se|[Oo]pen)\s+the\s+(?:\*\*(?P<bold>[^*]+)\*\*|(?P<plain>[A-Z][\w -]{0,40}?))\s+dialog\b")
+# "Select a button next to *Maintenance operation* to ...:": a field whose choices the list below names
+_CHOICE_INTRO = re.compile(r"^\s*(?:select|choose|click|pick)\s+(?:a|an|one)\s+(?:button|option|value|choice)s?\s+"
+                           r"(?:next to|in|of|for|beside)\s+(?:the\s+)?\*\*(?P<label>[^*]+)\*\*\s*(?P<rest>.*)$", re.I | re.S)
+# "Select *PUBLIC* if ...", "Click *VACUUM* to ...", "Select a pre-defined role name to ...": one choice of such a field
+_OPTION_ITEM = re.compile(r"^\s*(?:select|choose|click|pick)\s+(?:\*\*[^*]+\*\*|an?\s|the\s)", re.I)
 _TITLE_DIALOG = re.compile(r"^(?P<name>.+?)\s+(?:dialog(?: box)?|window|wizard|page)$", re.I)
 def _body(preamble: list[Block], sections: list[Section]) -> list[Block]:
     """The blocks that may hold steps: the preamble and every section that is not context, result or aside."""
@@ -66,6 +71,7 @@ class _Walk:
     fills: int = 0
     described: int = 0  # fields the page describes without giving a value ("Use the *Name* field to ...")
     notes: list[str] = field(default_factory=list)
+    choice: FieldSpec | None = None  # the field whose choices the lists being read name ("Maintenance operation")
 
 
 def prose_steps(body: list[Block], source: str) -> tuple[list[Step], bool, list[str]]:
@@ -75,8 +81,9 @@ def prose_steps(body: list[Block], source: str) -> tuple[list[Step], bool, list[
         if walk.save is not None:  # after the dialog's button legend the page talks about something else
             break
         if block.kind == "heading":  # a new section: its fields are not the previous tab's
-            walk.group, walk.intro = None, None
+            walk.group, walk.intro, walk.choice = None, None, None
         elif block.kind == "paragraph":
+            walk.choice = None
             _paragraph(walk, block)
         elif block.kind == "list":
             _list(walk, block)
@@ -128,6 +135,9 @@ def _list(walk: _Walk, block: Block) -> None:
             annotate(walk.save)
         walk.intro = None
         return
+    if _choices(walk, block, items):
+        walk.intro = None
+        return
     specs = [_item_field(walk, item) for item in block.items]
     if any(specs):
         _fill_step(walk, block, specs)
@@ -137,6 +147,54 @@ def _list(walk: _Walk, block: Block) -> None:
                 step = item_step(item, len(walk.steps) + 1, walk.source)
                 walk.steps.append(step)
     walk.intro = None
+
+
+def _intro_field(walk: _Walk) -> FieldSpec | None:
+    """The field an introducing paragraph is about ("Use the drop-down listbox in the *User* field ... to
+    identify the connecting role:", "Select a button next to *Maintenance operation* ...:")."""
+    if walk.intro is None:
+        return None
+    text = walk.intro.text
+    choice = _CHOICE_INTRO.match(text)
+    if choice:
+        return FieldSpec(label=choice.group("label").strip(), value=Value("instruction", text.strip()), description=text,
+                         control="buttons", group=walk.group, line=walk.intro.line, source=walk.source)
+    spec = described_field(text, walk.intro.line, walk.source, walk.group)
+    return spec if spec is not None and spec.control is not None else None
+
+
+def _choices(walk: _Walk, block: Block, items: list[str]) -> bool:
+    """A list of the choices of the field its introduction names ("Select *PUBLIC* if ...", "Click *VACUUM* to
+    ..."): one step for that field with the choices as its options, and the fields each choice shows (nested
+    lists) as fill steps of their own. False when the list is not that."""
+    if not items or not all(_OPTION_ITEM.match(t) for t in items):
+        return False
+    options = [labels[0] for t in items if (labels := bold_labels(t))]
+    spec = walk.choice
+    if spec is not None and spec.value is not None:  # the same field's choices, continued after a nested list
+        spec.value.options = list(dict.fromkeys(spec.value.options + options))
+    else:
+        spec = _intro_field(walk)
+        if spec is None:
+            return False
+        spec.value = Value("instruction", spec.value.text if spec.value else walk.intro.text, options=options)  # type: ignore[union-attr]
+        intro = walk.intro
+        previous = walk.steps[-1] if walk.steps else None
+        step = previous if previous is not None and intro is not None and previous.line == intro.line else \
+            _step(walk, intro.text, intro.line)  # type: ignore[union-attr]
+        step.inputs = [spec] + [s for s in step.inputs if s.label.casefold() != spec.label.casefold()]
+        walk.fills += 1
+        walk.described += 1
+        walk.choice = spec
+    for item, text in zip(block.items, items):
+        labels = bold_labels(text)
+        for nested in (b for b in item.blocks if b.kind == "list"):
+            nested_specs = [_item_field(walk, sub) for sub in nested.items]
+            if any(nested_specs):
+                walk.intro, walk.group = None, labels[0] if labels else walk.group
+                _fill_step(walk, nested, nested_specs)
+    walk.choice = spec
+    return True
 
 
 def _item_field(walk: _Walk, item: Item) -> FieldSpec | None:

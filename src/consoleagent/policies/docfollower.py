@@ -26,7 +26,8 @@ from consoleagent.actions.spec import Action
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.explore import Explorer
-from consoleagent.policies.docfollow.instructions import Instruction, instructions_from
+from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.instructions import Instruction, instructions_from, optional_add
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import GoalValues, choose_by_meaning, choose_option, goal_identifiers
 
@@ -50,6 +51,8 @@ FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 _PLACEHOLDER = re.compile(r"^\s*(select|choose|please|none|--|-)\b", re.I)
+# A command whose label ends in an ellipsis opens a dialog (a menu entry such as "Backup...")
+_OPENS_DIALOG = re.compile(r"(?:\.\.\.|…)\s*$")
 
 
 # --- finding an element by its name -------------------------------------------------------------
@@ -246,6 +249,8 @@ class DocFollowerPolicy:
             return self._find_place(ins, obs)
         if ins.kind == "choose":
             return self._choose(ins, obs)
+        if ins.kind == "pick":
+            return self._pick(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))
@@ -257,6 +262,9 @@ class DocFollowerPolicy:
                 if option is not None and option.quality != "fuzzy":
                     return self._click_option(ins, option.mark)
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
+        if optional_add(ins, self.goal):
+            self.queue.popleft()  # a row the goal has nothing for
+            return None
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED)
         return self._with_match(ins, obs, match, lambda m: self._decide(
             Action("click", (m.id,)), f"Step {self.step}: click {ins.target!r}: [{m.id}] {m.role} {m.name!r}.", ins))
@@ -272,6 +280,10 @@ class DocFollowerPolicy:
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
         if match is None:
             renamed = self._renamed(ins.target, obs, fields=ins.kind in ("fill", "select", "check", "uncheck"))
+            if renamed is None and ins.kind == "click" and _OPENS_DIALOG.search(ins.target):
+                # "select *Backup...* to open the dialog": a command of a menu the page does not show; look for it
+                ins.kind, ins.candidates = "find", [ins.target]
+                return self._find_place(ins, obs)
             if renamed is None:
                 return self._missing(ins, obs, "element_removed")
             match = Match(renamed, "fuzzy", 0.5)
@@ -280,9 +292,10 @@ class DocFollowerPolicy:
             return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
         return act(match.mark)
 
-    def _renamed(self, label: str, obs: Observation, fields: bool = False) -> Mark | None:
+    def _renamed(self, label: str, obs: Observation, fields: bool = False, roles_out: set[str] | None = None) -> Mark | None:
         """The mark that is ``label`` renamed with other words ("Apply for EIP" → "Create EIP"), by meaning."""
-        marks = [m for m in obs.marks if (m.role in FIELD_ROLES) == fields and m.name.strip()]
+        marks = [m for m in obs.marks if (m.role in FIELD_ROLES) == fields and m.name.strip()
+                 and not (roles_out and (m.role in roles_out or m.level > 0))]
         rename = find_rename(label, [m.name for m in marks]) if marks else None
         return marks[rename.index] if rename is not None else None
 
@@ -349,8 +362,11 @@ class DocFollowerPolicy:
         # A native <select> (or a listbox) takes select(); an editable combobox input takes typed text.
         use_select = mark.role == "listbox" or (mark.role == "combobox" and mark.tag != "input")
         action = Action("select", (mark.id, value)) if use_select else Action("type", (mark.id, value))
-        return self._decide(action, f"Step {self.step}: set {ins.target!r} to {ins.value!r}: [{mark.id}] {mark.role}.",
-                            ins)
+        decision = self._decide(action, f"Step {self.step}: set {ins.target!r} to {ins.value!r}: [{mark.id}] {mark.role}.",
+                                ins)
+        if mark.role == "combobox" and mark.tag == "input":
+            self.queue.appendleft(Instruction("pick", ins.target, value, text=ins.text))
+        return decision
 
     def _toggle(self, ins: Instruction, mark: Mark, on: bool) -> Decision | None:
         if ("checked" in mark.states) == on:
@@ -409,7 +425,9 @@ class DocFollowerPolicy:
         for label in labels:
             match = find_mark(label, obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
                               names=self.names)
-            if match is not None and match.quality != "fuzzy":
+            # a disabled menu entry is for another selection: keep looking (a disabled button says why when clicked)
+            if match is not None and match.quality != "fuzzy" and not (
+                    match.mark.role == "menuitem" and "disabled" in match.mark.states):
                 self.explorer = None
                 return self._decide(Action("click", (match.mark.id,)),
                                     f"Step {self.step}: open {label!r}: [{match.mark.id}] {match.mark.name!r}.", ins)
@@ -417,8 +435,8 @@ class DocFollowerPolicy:
             self.explorer = None
             self.queue.popleft()  # already open
             return None
-        if ins.target and not ins.candidates:
-            renamed = self._renamed(ins.target, obs)
+        if ins.target and not ins.candidates and self.explorer is None:
+            renamed = self._renamed(ins.target, obs, roles_out={"treeitem"})
             if renamed is not None:
                 self.explorer = None
                 return self._decide(Action("click", (renamed.id,)),
@@ -444,15 +462,35 @@ class DocFollowerPolicy:
         goal's value of its kind or a name made from the field; a drop-down is opened by a probe whose
         error lists the options, and the one closest in meaning is chosen (``_instead_of_example``)."""
         match = self._find(ins, obs, roles=FIELD_ROLES)
+        if match is not None and match.quality == "fuzzy" and _plural_of(ins.target, match.mark.name):
+            match = Match(match.mark, "exact", 1.0)  # "Events" describes the field "Event"
         if match is None or match.quality == "fuzzy":
-            option = next((m for o in ins.options for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES)] if m), None)
+            named = [o for o in ins.options if switch_from_goal(o, self.goal)]
+            option = next((m for o in named for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES | {"button"})] if m), None)
             if option is not None and option.quality != "fuzzy":
                 return self._click_option(ins, option.mark)
             self.queue.popleft()  # a field the document only describes, not on this form: nothing to do
             return None
         mark = match.mark
         current = (mark.value or "").strip()
-        if mark.role in TOGGLE_ROLES or (current and not _PLACEHOLDER.match(current)):
+        if mark.role in TOGGLE_ROLES:
+            on = switch_from_goal(ins.target, self.goal)
+            if on is None:
+                self.queue.popleft()  # the goal does not say: the console's default stays
+                return None
+            return self._toggle(ins, mark, on)
+        wanted = value_from_goal(ins.target, self.goal)
+        if wanted is not None and normalize(wanted) != normalize(current):
+            if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
+                ins.kind, ins.value = "select", wanted  # an option the console lacks gives way (_instead_of_example)
+                return self._decide(Action("select", (mark.id, wanted)),
+                                    f"Step {self.step}: {ins.target!r}: the goal's {wanted!r}.", ins)
+            decision = self._decide(Action("type", (mark.id, wanted)),
+                                    f"Step {self.step}: {ins.target!r}: the goal's {wanted!r}.", ins)
+            if mark.role == "combobox":
+                self.queue.appendleft(Instruction("pick", ins.target, wanted, text=ins.text))
+            return decision
+        if current and not _PLACEHOLDER.match(current):
             self.queue.popleft()
             return None
         if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
@@ -463,8 +501,37 @@ class DocFollowerPolicy:
         if value is None or ("required" not in mark.states and not self.values.named(ins.target)):
             self.queue.popleft()  # optional and nothing to put there: left as it is
             return None
-        return self._decide(Action("type", (mark.id, value)),
-                            f"Step {self.step}: {ins.target!r} ({ins.value}): [{mark.id}] {value!r}.", ins)
+        decision = self._decide(Action("type", (mark.id, value)),
+                                f"Step {self.step}: {ins.target!r} ({ins.value}): [{mark.id}] {value!r}.", ins)
+        if mark.role == "combobox":
+            self.queue.appendleft(Instruction("pick", ins.target, value, text=ins.text))
+        return decision
+
+    def _pick(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """After typing into an editable drop-down: click the option it now offers for the typed text (the
+        option named so, or the one that starts with it: "int_label(integer)" for "int_label"); none shown:
+        the typed text stays."""
+        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states]
+        want = normalize(ins.value)
+        spaced = normalize(ins.value.replace("_", " "))
+        chosen = (next((m for m in options if normalize(m.name) in (want, spaced)), None)
+                  or next((m for m in options if normalize(m.name).startswith(want + " ")), None))
+        open_list = any(m.role == "combobox" and "expanded" in m.states for m in obs.marks)
+        if chosen is None and not options and open_list and ins.waits < 2:
+            ins.waits += 1  # the open list is filled from the server: give it a moment
+            return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
+                                ins, done=False)
+        self.queue.popleft()
+        if chosen is None:
+            return None
+        return self._decide(Action("click", (chosen.id,)),
+                            f"Step {self.step}: {ins.target!r}: the option [{chosen.id}] {chosen.name!r}.", None)
+
+
+def _plural_of(label: str, name: str) -> bool:
+    """Whether two labels differ only by a plural ("Events" and "Event")."""
+    a, b = normalize(label), normalize(name)
+    return bool(a and b) and (a.rstrip("s") == b.rstrip("s"))
 
 
 def _initials(name: str) -> str:

@@ -1,12 +1,22 @@
 """Finding a place the document does not say how to reach: a bounded best-first walk of the console.
 
 Reference pages describe a dialog and never say how to open it; a console may move a page. A
-person then looks around: the menu entry, tree node, tab or link whose name is closest to what
-they want, then the next, going back when a branch has nothing. This does the same with the
-sentence encoder's closeness (lexical fallback without it) between each clickable name and the
-target ("Create Security Group") or, for an unnamed place, the goal. It remembers what it clicked
-on each page, never clicks anything destructive or that leaves the console, and stops after
-``MAX_HOPS`` clicks or when nothing on any page of its trail is close enough (``MIN_SCORE``).
+person then looks around, the way consoles are built:
+
+- **a tree of objects** (an object explorer): they unfold the nodes on the way to the goal's objects
+  (a node named like a word or a name of the goal or of the target: "Servers", "Databases", "demo")
+  and select the node the target belongs to ("Casts" for the Cast dialog; else the goal's own object,
+  "demo" for a backup of the database demo);
+- **menus**: with that node selected they open the menu bar's menus (the short-named buttons along the
+  top of the page, left to right) and look at their entries; an entry naming the goal's verb or the
+  target ("Create", "Register") is hovered to open its sub-menu; a menu with nothing close is closed
+  (Escape) and the next one tried;
+- **everything else** (links, tabs, buttons): the clickable name closest in meaning to the target or the
+  goal (the sentence encoder; lexical fallback without it), going back when a branch has nothing.
+
+It remembers what it did on each page and for each selection, never clicks anything destructive or
+that leaves the console, and stops after ``MAX_HOPS`` moves or when nothing anywhere is close enough
+(``MIN_SCORE``). The target itself, once visible, is clicked by the caller (an exact name match).
 """
 
 from __future__ import annotations
@@ -19,13 +29,21 @@ from consoleagent.actions.spec import Action
 from consoleagent.encoder import get_encoder
 from consoleagent.observation.types import Mark
 
-MAX_HOPS = 8
+MAX_HOPS = 30
 MIN_SCORE = 0.2
+MENU_BAND = 60.0  # px from the top: where a console's menu bar sits
+BAR_GAP = 24.0  # px between two buttons of one bar
 WALK_ROLES = {"link", "menuitem", "treeitem", "tab", "button"}
 # Never clicked while looking around: they change or end things, or leave the console.
-UNSAFE = re.compile(r"\b(delete|release|remove|stop|reboot|restart|reset|detach|unassociate|disassociate|revoke|leave|"
-                    r"terminate|unbind|sign out|log out|logout|sign off|cancel|close|disable|renew|pay|buy|confirm|"
-                    r"submit|save|ok|language|help|docs?|documentation|feedback|next page|previous page)\b", re.I)
+UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|detach|unassociate|disassociate|revoke|"
+                    r"leave|terminate|unbind|sign out|log out|logout|sign off|cancel|close|disable|renew|pay|buy|"
+                    r"confirm|submit|save|ok|language|help|docs?|documentation|feedback|next page|previous page|"
+                    r"disconnect|truncate|hide|quit|exit)\b", re.I)
+STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
+             "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",
+             "new", "s", "pgadmin"}
+_EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
+_COUNT = re.compile(r"\s*\(\d+\)\s*$")
 
 
 def page_key(url: str) -> str:
@@ -33,9 +51,34 @@ def page_key(url: str) -> str:
     return parsed.path + (f"?{parsed.query}" if parsed.query else "")
 
 
+def singular(word: str) -> str:
+    """English plural to singular, enough for collection names ("Databases", "Dictionaries", "Casts")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """The words of a text that can name a place: casefolded, singular, no stop words; a dotted name
+    ("public.items") counts whole and by its parts."""
+    found: set[str] = set()
+    for token in re.findall(r"[\w.$/-]+", (text or "").casefold()):
+        token = token.strip(".-/")
+        parts = [token] + (token.split(".") if "." in token else []) + (token.split("/") if "/" in token else [])
+        found |= {singular(p) for p in parts if p and p not in STOPWORDS}
+    return found
+
+
+def node_name(name: str) -> str:
+    """A tree node's name without its child count ("Databases (2)" → "Databases")."""
+    return _COUNT.sub("", name).strip()
+
+
 @dataclass
 class Explorer:
-    """One search for one target; ``move`` says the next click, a way back, or None (nothing left)."""
+    """One search for one target; ``move`` says the next action, a way back, or None (nothing left)."""
 
     target: str
     goal: str = ""
@@ -43,24 +86,166 @@ class Explorer:
     tried: dict[str, set[str]] = field(default_factory=dict)  # page → names clicked there
     trail: list[str] = field(default_factory=list)  # pages we clicked away from, for going back
     hops: int = 0
+    expanded: set[str] = field(default_factory=set)  # tree nodes unfolded
+    selected: str = ""  # the tree node selected last
+    selections: set[str] = field(default_factory=set)  # tree nodes selected so far
+    collections: set[str] = field(default_factory=set)  # of those, the ones named like the target ("Casts")
+    menus: dict[str, set[str]] = field(default_factory=dict)  # selected node → menu bar buttons opened for it
+    entries: set[str] = field(default_factory=set)  # menu entries hovered
+    waited: bool = False
+    menu_open: bool = False  # a menu this search opened (menus it did not open are walked like anything else)
+    unfolded: bool = False  # the last move unfolded a tree node (its children may still be loading)
+    hovering: bool = False  # the last move hovered a menu entry (its sub-menu may still be opening)
+
+    def __post_init__(self) -> None:
+        self.target_terms = terms(re.sub(r"\b(dialog(?: box)?|page|wizard|window|panel|tab)\b", " ", self.target, flags=re.I))
+        self.goal_terms = terms(self.goal)
+
+    def relevance(self, name: str) -> tuple[float, float]:
+        """How much of a name is the target's words, and how much the goal's (each 0..1)."""
+        words = terms(node_name(name))
+        if not words:
+            return 0.0, 0.0
+        return len(words & self.target_terms) / len(words), len(words & self.goal_terms) / len(words)
 
     def move(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        if self.hops >= self.max_hops:
+            return None
+        unfolded, self.unfolded = self.unfolded, False
+        for planner in (self._menu, self._tree, self._settle(unfolded), self._menu_bar, self._unfold_any, self._walk):
+            step = planner(url, marks)
+            if step is not None:
+                self.hops += 1
+                return step
+        return self._back(url)
+
+    def _settle(self, unfolded: bool):  # noqa: ANN202
+        """After unfolding a node with nothing new to follow: its children may still be loading; wait once."""
+        def planner(url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+            if unfolded and any(m.role == "treeitem" for m in marks):
+                return Action("wait", (2,)), "waiting for the unfolded node's children"
+            return None
+        return planner
+
+    # -- an open menu ---------------------------------------------------------------------------
+
+    def _menu(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        entries = [m for m in marks if m.role == "menuitem" and m.name.strip() and "disabled" not in m.states]
+        if not entries or not self.menu_open:
+            self.waited = self.menu_open = False
+            return None
+        hovered = [m for m in entries if m.name in self.entries and "expanded" not in m.states]
+        if self.hovering and hovered and not self.waited:  # a sub-menu takes a moment to open
+            self.waited, self.hovering = True, False
+            return Action("wait", (1,)), "waiting for the sub-menu to open"
+        self.hovering = False
+        fresh = [m for m in entries if m.name not in self.entries and not UNSAFE.search(m.name)]
+        graded = sorted(((max(self.relevance(m.name)), -i, m) for i, m in enumerate(fresh)), reverse=True)
+        if graded and graded[0][0] >= 1.0:  # every word of the entry is the goal's or the target's ("Create")
+            mark = graded[0][2]
+            self.entries.add(mark.name)
+            self.waited, self.hovering = False, True
+            return Action("hover", (mark.id,)), f"looking for {self.target!r}: the menu entry [{mark.id}] {mark.name!r}"
+        self.waited = self.menu_open = False
+        return Action("press", ("Escape",)), f"nothing close to {self.target!r} in this menu; closing it"
+
+    # -- a tree of objects ----------------------------------------------------------------------
+
+    def _tree(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        items = [m for m in marks if m.role == "treeitem" and m.name.strip() and not m.frame]
+        if not items:
+            return None
+        # select the node the target belongs to ("Casts" for a cast), or, failing that, a node the goal names
+        affine = [m for m in items if self.relevance(m.name)[0] == 1.0 and node_name(m.name) not in self.selections]
+        if affine:
+            mark = max(affine, key=lambda m: m.level)
+            self.collections.add(node_name(mark.name))
+            return self._select(mark, "the target belongs here")
+        toggles = {node_name(_EXPAND.match(m.name).group("node")): m for m in marks  # type: ignore[union-attr]
+                   if m.role == "button" and _EXPAND.match(m.name) and "collapsed" in m.states}
+        # a node selected as the target's own collection is not unfolded: its menus are what act on it
+        unfold = [(max(self.relevance(n)), m.level, n, m) for n, m in toggles.items()
+                  if n not in self.expanded and n not in self.collections]
+        if self.selected in self.collections and self._menus_left(marks):
+            return None  # the target's collection is selected: its menus first
+        relevant = sorted((u for u in unfold if u[0] >= 1.0), key=lambda u: -u[1])
+        if relevant:
+            _, _, name, mark = relevant[0]
+            self.expanded.add(name)
+            self.unfolded = True
+            return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} (the goal names it)"
+        named = [m for m in items if self.relevance(m.name)[1] == 1.0 and node_name(m.name) not in self.selections
+                 and _is_name(node_name(m.name), self.goal)]
+        if named and not self.collections:  # the target's collection, once selected, is where its menus act
+            return self._select(max(named, key=lambda m: m.level), "the goal names it")
+        return None
+
+    def _menus_left(self, marks: list[Mark]) -> bool:
+        opened = self.menus.get(self.selected, set())
+        return any(m.name not in opened for m in menu_bar(marks) if not UNSAFE.search(m.name))
+
+    def _select(self, mark: Mark, why: str) -> tuple[Action, str]:
+        name = node_name(mark.name)
+        self.selections.add(name)
+        self.selected = name
+        return Action("click", (mark.id,)), f"looking for {self.target!r}: selecting {name!r} ({why})"
+
+    def _unfold_any(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        """Nothing named on the way: unfold the folded node closest in meaning to the target, deepest first."""
+        toggles = [(node_name(_EXPAND.match(m.name).group("node")), m) for m in marks  # type: ignore[union-attr]
+                   if m.role == "button" and _EXPAND.match(m.name) and "collapsed" in m.states]
+        toggles = [(n, m) for n, m in toggles if n not in self.expanded]
+        if not toggles:
+            return None
+        query = self.target or self.goal
+        scores = get_encoder().similarities(query, [n for n, _ in toggles])
+        best = max(range(len(toggles)), key=lambda i: (toggles[i][1].level, scores[i]))
+        name, mark = toggles[best]
+        self.expanded.add(name)
+        self.unfolded = True
+        return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} ({scores[best]:.2f})"
+
+    # -- the menu bar ---------------------------------------------------------------------------
+
+    def _menu_bar(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        if not self.selections:
+            return None  # menus act on a selected object: nothing is selected yet
+        opened = self.menus.setdefault(self.selected, set())
+        bar = [m for m in menu_bar(marks) if "disabled" not in m.states and not UNSAFE.search(m.name) and m.name not in opened]
+        if not bar:
+            return None
+        mark = min(bar, key=lambda m: m.bbox[0])
+        opened.add(mark.name)
+        self.entries.clear()
+        self.menu_open = True
+        return Action("click", (mark.id,)), f"looking for {self.target!r}: opening the menu [{mark.id}] {mark.name!r}"
+
+    # -- anything else, by meaning ----------------------------------------------------------------
+
+    def _walk(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        if any(m.role == "treeitem" for m in marks):
+            return None  # a console with an object tree is searched through its tree and menus, not its other buttons
         here = page_key(url)
         tried = self.tried.setdefault(here, set())
-        if self.hops < self.max_hops:
-            candidates = [m for m in marks if m.role in WALK_ROLES and m.name.strip() and m.name not in tried
-                          and "disabled" not in m.states and not UNSAFE.search(m.name) and not m.frame]
-            best = self._best(candidates)
-            if best is not None:
-                mark, score = best
-                tried.add(mark.name)
-                if not self.trail or self.trail[-1] != here:
-                    self.trail.append(here)
-                self.hops += 1
-                return Action("click", (mark.id,)), f"looking for {self.target or 'the page'!r}: [{mark.id}] {mark.name!r} ({score:.2f})"
+        bar = menu_bar(marks)
+        candidates = [m for m in marks if m.role in WALK_ROLES and m.name.strip() and m.name not in tried
+                      and "disabled" not in m.states and not UNSAFE.search(m.name) and not m.frame
+                      and m not in bar]
+        best = self._best(candidates)
+        if best is None:
+            return None
+        mark, score = best
+        tried.add(mark.name)
+        if not self.trail or self.trail[-1] != here:
+            self.trail.append(here)
+        return Action("click", (mark.id,)), f"looking for {self.target or 'the page'!r}: [{mark.id}] {mark.name!r} ({score:.2f})"
+
+    def _back(self, url: str) -> tuple[Action, str] | None:
+        here = page_key(url)
         while self.trail:
             back = self.trail.pop()
             if back != here:
+                self.hops += 1
                 return Action("goto", (back,)), f"nothing closer to {self.target or 'the goal'!r} here; back to {back}"
         return None
 
@@ -73,3 +258,30 @@ class Explorer:
         graded = [max(s) for s in zip(*(encoder.similarities(q, names) for q in wanted))] if wanted else [0.0] * len(marks)
         order = max(range(len(marks)), key=lambda i: (graded[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
+
+
+def menu_bar(marks: list[Mark]) -> list[Mark]:
+    """The console's menu bar: one-word buttons side by side in one row along the top of the page
+    ("File", "Object", "Tools", "Help"; a button elsewhere in the band is not part of it)."""
+    top = [m for m in marks if m.role == "button" and m.level == 0 and not m.frame and m.name.strip()
+           and m.bbox[1] < MENU_BAND and m.bbox[2] > 0]
+    for row_top in sorted({round(m.bbox[1]) for m in top}):
+        row = sorted((m for m in top if abs(m.bbox[1] - row_top) <= 2), key=lambda m: m.bbox[0])
+        run: list[Mark] = []
+        for mark in row:
+            if len(mark.name.split()) != 1 or (run and mark.bbox[0] - (run[-1].bbox[0] + run[-1].bbox[2]) > BAR_GAP):
+                if len(run) >= 2:
+                    return run
+                run = [] if len(mark.name.split()) != 1 else [mark]
+                continue
+            run.append(mark)
+        if len(run) >= 2:
+            return run
+    return []
+
+
+def _is_name(name: str, goal: str) -> bool:
+    """Whether the goal names this node as an object ("the database demo", "public.items"): its whole name
+    is in the goal, and it is not a collection (collections are plural: "Databases")."""
+    word = name.casefold()
+    return singular(word) == word and bool(re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", (goal or "").casefold()))

@@ -22,12 +22,14 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose"]
+               "find", "choose", "pick"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
 _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
                     + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
+_POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
+_ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
 _CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
@@ -66,6 +68,7 @@ class Instruction:
     options: list[str] = field(default_factory=list)  # choose: the labels the document's instruction names
     candidates: list[str] = field(default_factory=list)  # find: labels that would do (a dialog's save buttons)
     searched: bool = False  # a missing label was looked for beyond this page already
+    sentence: str = ""  # the whole sentence it came from (what the action is for: "to add an option/value pair")
 
 
 def instructions_from(step_text: str) -> list[Instruction]:
@@ -87,12 +90,41 @@ def instructions_from(step_text: str) -> list[Instruction]:
         if line and not line.startswith(">"):
             for sentence in _SENTENCE_END.split(_SUBSTEP.sub("", line)):
                 got = line_instructions(sentence)
+                for ins in got:
+                    ins.sentence = ins.sentence or sentence
                 if _FOLLOWING.search(sentence):
                     deferred += [ins for ins in got if ins.kind == "click"]
                     got = [ins for ins in got if ins.kind != "click"]
                 found += got
         i += 1
     return found + deferred
+
+
+_ADD_PURPOSE = re.compile(r"\bto\s+(?:add|assign|specify|define|create|provide)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
+                          r"(?:\s+(?:for|to|in|on|that|which)\b|[.;:,]|$)", re.I)
+_ADD_EVERY = re.compile(r"\b(?:additional|another|each)\b", re.I)
+_ADD_GENERIC = {"set", "pair", "row", "entry", "item", "value", "one", "new", "list", "selection", "icon"}
+
+
+def optional_add(ins: Instruction, goal: str) -> bool:
+    """Whether an "Add" click adds a row to a grid the goal has nothing for: "Click the *Add* icon (+) to assign
+    additional security labels" (more rows: never needed for one goal), "Click the *Add* icon (+) to add an
+    option/value pair" when the goal names no option. A person adds rows only for what they must enter; an
+    empty row makes many forms invalid. Only the bare "Add" of a grid (an icon, "each", "additional")."""
+    if ins.kind != "click" or ins.target.strip().casefold() != "add":
+        return False
+    sentence = ins.sentence or ins.text
+    if not re.search(r"\bicon\b|\(\+\)", sentence, re.I) and not _ADD_EVERY.search(sentence):
+        return False
+    if _ADD_EVERY.search(sentence):
+        return True
+    purpose = _ADD_PURPOSE.search(sentence)
+    if purpose is None:
+        return False
+    from consoleagent.policies.docfollow.explore import terms
+
+    wanted = terms(purpose.group("what")) - _ADD_GENERIC
+    return bool(wanted) and not (wanted & terms(goal))
 
 
 def line_instructions(line: str) -> list[Instruction]:
@@ -114,7 +146,8 @@ def line_instructions(line: str) -> list[Instruction]:
     # "In the **Networking** step, ... click **Next**" is an action in a wizard step, not a field
     if described is not None and described.control is None and not line.lstrip().startswith("**"):
         described = None
-    if described is not None and not any(a.kind in ("fill", "select", "check", "uncheck", "navigate") for a in actions):
+    if described is not None and not any(a.kind in ("fill", "select", "check", "uncheck", "navigate", "choose")
+                                         for a in actions):
         # "Select **Basic** or **Advanced** in the **Type** field": those "clicks" are the field's values;
         # "... and click **OK**" stays a click
         named = {described.label.casefold()} | {o.casefold() for o in (described.value.options if described.value else [])}
@@ -159,6 +192,12 @@ def sentence_instructions(line: str) -> list[Instruction]:
     for m in _CHECK.finditer(line):
         verb = m.group("verb").casefold()
         kind = "check" if verb in ("select", "check", "turn on", "enable") else "uncheck"
+        position = _POSITION.match(line, m.end())
+        if position and position.group("label").strip().casefold() not in _ON_OFF:
+            # "Select *Context* toggle to *Implicit* if ...": a position among several, chosen when the goal says so
+            claim(m, Instruction("choose", m.group("label").strip(), line.strip(), text=m.group(0),
+                                 options=[position.group("label").strip()]))
+            continue
         claim(m, Instruction(kind, m.group("label").strip(), text=m.group(0)))  # type: ignore[arg-type]
     for m in _WAIT.finditer(line):
         claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))

@@ -1,0 +1,182 @@
+"""The goal's value for a field a reference page only describes.
+
+A reference page says what a field is for ("Use the drop-down listbox next to *Handler function* to
+select ...") and never what to put there; the goal says it in its own words ("create a language
+whose handler function is plpgsql_call_handler", "with the template snowball", "on host 127.0.0.1,
+port 5433", "a cast from integer to text", "the ddl_command_start event"). A person reads the
+field's label in the goal and takes the value beside it. So does this:
+
+- the label's words (stemmed: "Copy collation" finds "copied from the collation") are looked for in
+  the goal as a phrase; failing that, a one-word label's word, or a label's last word when the
+  goal uses it once;
+- after it, a value follows directly ("template snowball"), or after a linking word ("is", "set to",
+  "=", "named", "from the ...") when it looks like a value (a name with ``_``, ``.`` or a digit, a
+  path, a quoted string, an upper-case word); before it, "the <value> <label>" ("the custom
+  format") when nothing follows;
+- a role preposition stands for a label that is absent from the goal: "from X" is the source, "to
+  X" the target, as in "a cast from integer to text";
+- a path in the goal is the value of a field about a file; a switch is on when all its words are in
+  the goal, off when the goal says "without <its verb>ing", unknown otherwise.
+
+Values are returned as written in the goal; None when the goal does not name one for this field.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"\$\{[^}]+\}|\"[^\"]+\"|'[^']+'|[\w./:@\"$-]*[\w\"/]|[=:]")
+LINKS = {"is", "are", "set", "to", "=", ":", "of", "from", "the", "a", "an", "as", "be", "with"}
+STRUCTURE = {"the", "a", "an", "of", "in", "on", "and", "or", "with", "for", "to", "that", "which", "whose", "from", "by",
+             "it", "its", "is", "set", "named", "called", "into", "using", "use", "uses", "without", "at", "as", "so",
+             "no", "not", "this", "these", "new", "each", "any", "all", "both", "only"}
+# Prepositions that name a field's role when the goal does not name the field ("a cast from integer to text").
+ROLE_WORDS = {"source": "from", "target": "to", "destination": "to", "origin": "from"}
+GENERIC = {"field", "value", "name", "type", "option", "box", "listbox", "list", "drop", "down", "switch", "the"}
+_VALUE_LIKE = re.compile(r"^(?:\$\{.+\}|[\"'].+[\"']|.*[_.\d/@:].*|[A-Z][A-Z0-9_]*|[A-Z])$")
+_PATH = re.compile(r"(?<![\w/])(/[\w.@+-]+(?:/[\w.@+-]+)+)")
+
+
+def stem(word: str) -> str:
+    """A crude English stem, enough to tell "copied" and "copy", "connecting" and "connect" for the same word."""
+    w = word.casefold().strip("?")
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            return w[: -len(suffix)] + repl
+    return w
+
+
+def _tokens(goal: str) -> list[str]:
+    return _TOKEN.findall(goal or "")
+
+
+def _clean(value: str) -> str:
+    value = value.rstrip(".,;:")
+    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"" and value.count(value[0]) == 2:
+        return value[1:-1]
+    return value
+
+
+def _label_words(label: str) -> list[str]:
+    return [w for w in re.findall(r"[\w]+", label.casefold()) if w]
+
+
+def _same(goal_word: str, label_word: str) -> bool:
+    """A label's word in the goal, or abbreviated in the label ("config" for "configuration")."""
+    return goal_word == label_word or (len(label_word) >= 4 and goal_word.startswith(label_word))
+
+
+def _find_phrase(stems: list[str], words: list[str]) -> list[tuple[int, int]]:
+    """Where the label's words occur in the goal in order, a few linking words allowed between them
+    ("copied from the collation" for "Copy collation"): (start, end) token spans."""
+    found = []
+    for i, s in enumerate(stems):
+        if not _same(s, words[0]):
+            continue
+        j, k = i + 1, 1
+        while k < len(words) and j < len(stems) and j - i <= 3 * len(words):
+            if _same(stems[j], words[k]):
+                k += 1
+            elif stems[j] not in LINKS:
+                break
+            j += 1
+        if k == len(words):
+            found.append((i, j))
+    return found
+
+
+def value_from_goal(label: str, goal: str) -> str | None:
+    """The goal's value for the field ``label`` (see the module docstring), or None."""
+    tokens = _tokens(goal)
+    if not tokens:
+        return None
+    stems = [stem(t) for t in tokens]
+    words = [stem(w) for w in _label_words(label)]
+    if not words:
+        return None
+    lowered = label.casefold()
+    if "file" in lowered or "path" in lowered:
+        path = _PATH.search(goal)
+        if path:
+            return path.group(1).rstrip(".")
+    kind = _object_kind(tokens)
+    spans = [span for span in _find_phrase(stems, words) if span[0] not in kind]
+    whole = bool(spans)
+    for word in (words[-1], words[0]):
+        if not spans and len(words) > 1 and word not in GENERIC and stems.count(word) == 1 \
+                and stems.index(word) not in kind:
+            spans = [(stems.index(word), stems.index(word) + 1)]
+    for value_like in (True, False):  # a value that looks like one anywhere beats a plain word
+        for start, end in spans:
+            for got in (_after(tokens, end), _before(tokens, start)):
+                # a plain word is taken only beside the whole label, never beside one of its words
+                if got and (_VALUE_LIKE.match(got) or (not value_like and whole)):
+                    return got
+    if words == ["value"]:  # an option's value: "the option debug set to true"
+        setting = re.search(r"\bset\s+to\s+(\S+)", goal or "", re.I)
+        if setting:
+            return _clean(setting.group(1))
+    role = next((ROLE_WORDS[w] for w in words if w in ROLE_WORDS), None)
+    if role is not None and not spans:
+        for i, token in enumerate(tokens[:-1]):
+            if token.casefold() == role:
+                following = tokens[i + 1]
+                if following.casefold() not in STRUCTURE:
+                    return _clean(following)
+    return None
+
+
+_CREATE = {"create", "add", "register", "define", "make", "build", "set up"}
+
+
+def _object_kind(tokens: list[str]) -> set[int]:
+    """Positions of the words that name what the goal creates ("create a *user mapping* for PUBLIC"): the
+    kind of object, never a field's value position ("User" is not "mapping")."""
+    kind: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token.casefold() not in _CREATE:
+            continue
+        j = i + 1
+        if j < len(tokens) and tokens[j].casefold() in ("a", "an", "the"):
+            j += 1
+        while j < len(tokens) and tokens[j].casefold() not in STRUCTURE and tokens[j] not in (",", ";") \
+                and not _VALUE_LIKE.match(tokens[j]):
+            kind.add(j)
+            j += 1
+    return kind
+
+
+def _after(tokens: list[str], index: int) -> str | None:
+    """The value after a label: directly ("template snowball"), or after linking words when value-like."""
+    linked = False
+    for token in tokens[index:index + 5]:
+        lowered = token.casefold()
+        if lowered in LINKS:
+            linked = True
+            continue
+        if lowered in STRUCTURE or token in (",", ";"):
+            return None
+        if not linked or _VALUE_LIKE.match(token):
+            return _clean(token)
+        return None
+    return None
+
+
+def _before(tokens: list[str], index: int) -> str | None:
+    """"the <value> <label>": "the custom format", "the ddl_command_start event"."""
+    if index >= 2 and tokens[index - 2].casefold() in ("the", "a", "an") and tokens[index - 1].casefold() not in STRUCTURE:
+        return _clean(tokens[index - 1])
+    return None
+
+
+def switch_from_goal(label: str, goal: str) -> bool | None:
+    """On when every word of the switch's label is in the goal ("All tables?" in "for all tables"), off when
+    the goal says "without <its first word>ing" ("without connecting now"), None when the goal is silent."""
+    words = [stem(w) for w in _label_words(label) if w not in GENERIC]
+    if not words:
+        return None
+    stems = [stem(t) for t in _tokens(goal)]
+    for i, s in enumerate(stems):
+        if s == words[0] and i > 0 and stems[i - 1] in ("without", "not", "no", "never"):
+            return False
+    return True if all(w in stems for w in words) else None

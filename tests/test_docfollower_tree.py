@@ -1,0 +1,159 @@
+"""The doc follower on a desktop-style console (an object tree, a menu bar, typeahead drop-downs): a
+reference page that never says how to open its dialog, fields the goal names in its own words.
+
+Unit tests on synthetic observations shaped like what the marker gives for such consoles (tree rows
+with level and an "Expand X" control, one-word menu-bar buttons in a row at the top, a menu's entries,
+options listed after typing). The names are generic; nothing here is specific to one console.
+"""
+
+from __future__ import annotations
+
+from consoleagent.actions.parser import parse_action
+from consoleagent.observation.types import Mark, Observation
+from consoleagent.policies.docfollow.explore import Explorer, menu_bar, singular, terms
+from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.instructions import instructions_from
+from consoleagent.policies.docfollower import DocFollowerPolicy
+
+GOAL = "In the database shop on the server Main, create a widget from small to large that uses the function w_make."
+BAR = [Mark(1, "button", "File", bbox=(120, 1, 60, 28)), Mark(2, "button", "Object", bbox=(182, 1, 70, 28)),
+       Mark(3, "button", "Tools", bbox=(254, 1, 60, 28)), Mark(4, "button", "Help", bbox=(316, 1, 60, 28)),
+       Mark(5, "button", "Hide Explorer", bbox=(0, 31, 38, 40)), Mark(6, "button", "Settings", bbox=(0, 860, 38, 40))]
+
+
+def node(id_: int, name: str, level: int, expanded: bool = False) -> list[Mark]:
+    state = "expanded" if expanded else "collapsed"
+    toggle = f"{'Collapse' if expanded else 'Expand'} {name}"
+    return [Mark(id_, "treeitem", name, states=[state], level=level), Mark(id_ + 1, "button", toggle, states=[state], level=level)]
+
+
+def page(marks: list[Mark], error: str | None = None) -> Observation:
+    return Observation(url="http://console.test/browser/", title="Console", marks=marks,
+                       text="\n".join(f'[{m.id}] {m.role} "{m.name}"' for m in marks), last_error=error)
+
+
+def act(policy: DocFollowerPolicy, marks: list[Mark]):  # noqa: ANN201
+    return parse_action(policy.act(page(marks)).action)
+
+
+def test_terms_and_the_menu_bar() -> None:
+    assert singular("databases") == "database" and singular("dictionaries") == "dictionary" and singular("class") == "class"
+    assert {"database", "shop", "w_make", "widget"} <= terms(GOAL) and "the" not in terms(GOAL)
+    assert {"public", "item", "public.item"} <= terms("the table public.items")
+    # one row of one-word buttons at the top; a button of another row or far away is not part of it
+    assert [m.name for m in menu_bar(BAR)] == ["File", "Object", "Tools", "Help"]
+    assert menu_bar([Mark(1, "button", "Sign in", bbox=(0, 1, 60, 28))]) == []
+
+
+def test_the_tree_is_unfolded_towards_the_goal_and_the_target_collection_selected() -> None:
+    explorer = Explorer("Widget dialog", goal=GOAL)
+    first = explorer.move("http://console.test/browser/", BAR + node(10, "Servers", 1))
+    assert first[0].name == "click" and first[0].args == (11,)  # "server" is the goal's word
+    tree = BAR + node(10, "Servers (1)", 1, True) + node(12, "Main", 2, True) + node(14, "Databases (2)", 3, True) \
+        + node(16, "shop", 4) + node(18, "postgres", 4) + node(20, "Roles", 3)
+    unfold = explorer.move("http://console.test/browser/", tree)
+    assert unfold[0].args == (17,)  # the goal's database, not "postgres" nor "Roles"
+    tree = tree[:-4] + node(16, "shop", 4, True) + node(30, "Widgets", 5) + node(32, "Gadgets", 5) + tree[-4:]
+    select = explorer.move("http://console.test/browser/", tree)
+    assert select[0].args == (30,) and "Widgets" in select[1]  # the target's collection is selected, not unfolded
+    menu = explorer.move("http://console.test/browser/", tree)
+    assert menu[0].name == "click" and menu[0].args == (1,)  # then the menu bar, from the left
+    entries = [Mark(40, "menuitem", "Preferences"), Mark(41, "menuitem", "Reset layout")]
+    closed = explorer.move("http://console.test/browser/", tree + entries)
+    assert closed[0].name == "press" and closed[0].args == ("Escape",)  # nothing close in "File"
+    assert explorer.move("http://console.test/browser/", tree)[0].args == (2,)  # the next menu
+    entries = [Mark(42, "menuitem", "Create"), Mark(43, "menuitem", "Refresh"), Mark(44, "menuitem", "Delete")]
+    hover = explorer.move("http://console.test/browser/", tree + entries)
+    assert hover[0].name == "hover" and hover[0].args == (42,)  # the goal's verb opens its sub-menu
+
+
+def test_a_reference_page_is_performed_open_fill_save() -> None:
+    steps = ["Open the **Widget** dialog.",
+             "Use the fields in the **Definition** tab to define parameters:\n"
+             "a. Use the drop-down listbox next to **Source size** to select the size it starts from.\n"
+             "b. Use the drop-down listbox next to **Target size** to select the size it ends at.\n"
+             "c. Use the drop-down listbox next to **Function** to select the function used.\n"
+             "d. Select **Mode** toggle to **Implicit** if the widget is implicit.",
+             "Click **Save**."]
+    policy = DocFollowerPolicy()
+    policy.reset(GOAL, steps)
+    tree = BAR + node(30, "Widgets", 5)
+    assert act(policy, tree).args == (30,)  # select the collection
+    menu = tree + [Mark(42, "menuitem", "Create", states=["expanded"]), Mark(45, "menuitem", "Widget...")]
+    opened = act(policy, menu)
+    assert (opened.name, opened.args) == ("click", (45,))  # "Widget..." is the dialog: clicked by name
+    form = [Mark(50, "combobox", "Source size", tag="input", placeholder="Select an item..."),
+            Mark(51, "combobox", "Target size", tag="input", placeholder="Select an item..."),
+            Mark(52, "combobox", "Function", tag="input", placeholder="Select an item..."),
+            Mark(53, "button", "IMPLICIT"), Mark(54, "button", "EXPLICIT"), Mark(55, "button", "Save")]
+    typed = act(policy, form)
+    assert (typed.name, typed.args) == ("type", (50, "small"))  # "from small": the source
+    options = form + [Mark(60, "option", "small"), Mark(61, "option", "smallest")]
+    assert act(policy, options).args == (60,)  # the option named exactly so
+    assert act(policy, form).args == (51, "large")
+    assert act(policy, form + [Mark(62, "option", "large")]).args == (62,)
+    assert act(policy, form).args == (52, "w_make")
+    assert act(policy, form + [Mark(63, "option", "w_make(integer)")]).args == (63,)  # the one that starts with it
+    # "Select Mode toggle to Implicit if ...": the goal does not ask for an implicit widget, so nothing, and no report
+    save = act(policy, form)
+    assert (save.name, save.args) == ("click", (55,))
+    assert policy.discrepancies == 0
+
+
+def test_a_position_the_goal_names_is_chosen() -> None:
+    got = [(i.kind, i.target, i.options) for i in instructions_from("d. Select **Mode** toggle to **Implicit** if it is.")]
+    assert got == [("choose", "Mode", ["Implicit"])]
+    assert [i.kind for i in instructions_from("Select the **Foo** check box.")] == ["check"]
+    policy = DocFollowerPolicy()
+    policy.reset("Create an implicit widget.", ["d. Select **Mode** toggle to **Implicit** if the widget is implicit."])
+    chosen = act(policy, [Mark(53, "button", "IMPLICIT"), Mark(54, "button", "EXPLICIT")])
+    assert (chosen.name, chosen.args) == ("click", (53,))
+
+
+def test_a_dialog_command_missing_from_the_page_is_searched_for() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Back up the database shop to a file named shop.bak.",
+                 ["Select the object in the tree, and select **Backup...** from the menu."])
+    first = act(policy, BAR + node(10, "Databases", 1))
+    assert first.name == "click" and first.args == (11,)  # looking for it (not element_removed)
+    assert policy.discrepancies == 0
+
+
+def test_values_the_goal_names_for_fields_a_page_only_describes() -> None:
+    goal = ("In the database shop, create a gadget named g1 on the ddl_start event, "
+            "with the template snowball, whose handler function is h_call, on host 10.0.0.5, port 5433, "
+            "copied from the configuration pg_catalog.english.")
+    assert value_from_goal("Trigger function", "create a trigger named t1 that runs the function log_it.") == "log_it"
+    assert value_from_goal("Events", goal) == "ddl_start"  # "the <value> <label>"
+    assert value_from_goal("Template", goal) == "snowball"
+    assert value_from_goal("Handler function", goal) == "h_call"
+    assert value_from_goal("Host name/address", goal) == "10.0.0.5"
+    assert value_from_goal("Port", goal) == "5433"
+    assert value_from_goal("Copy config", goal) == "pg_catalog.english"  # "copied from the configuration"
+    assert value_from_goal("Comment", goal) is None and value_from_goal("Owner", goal) is None
+    assert value_from_goal("Name", goal) is None  # names come from "named X" (GoalValues), not from here
+    # the object being created is no field's value: "a user mapping for PUBLIC" gives User nothing wrong
+    assert value_from_goal("User", "create a user mapping for PUBLIC on the server r1.") is None
+    assert value_from_goal("Filename", "Restore the backup file /tmp/a/b.dump into shop.") == "/tmp/a/b.dump"
+    assert switch_from_goal("All tables?", "create a publication named p for all tables.") is True
+    assert switch_from_goal("Connect now?", "Register a server named r, without connecting now.") is False
+    assert switch_from_goal("Trusted?", "create a language named l.") is None
+
+
+def test_grid_rows_are_added_only_for_what_the_goal_names() -> None:
+    """"Click the *Add* icon (+) to add an option/value pair": only when the goal names an option; "... to
+    assign additional security labels": never (an empty row makes the form invalid); other "Add" clicks stay."""
+    from consoleagent.policies.docfollow.instructions import optional_add
+
+    def adds(text: str, goal: str) -> list[bool]:
+        return [optional_add(i, goal) for i in instructions_from(text) if i.kind == "click"]
+
+    pair = "a. Click the **Add** icon (+) button to add an option/value pair for the wrapper."
+    assert adds(pair, "create a wrapper named w1.") == [True]
+    assert adds(pair, "create a wrapper named w1 with the option debug set to true.") == [False]
+    assert adds("Click the **Add** icon (+) to assign additional security labels.", "create t with labels.") == [True]
+    assert adds("Click the **Add** icon (+) to assign a set of privileges:", "create a wrapper w1.") == [True]
+    assert adds("Click **Add** to add a rule.", "create a wrapper w1.") == [False]  # not a grid's icon: followed
+    assert adds("Click **Add Rule**.", "anything") == [False]
+    assert value_from_goal("Option", "create w1 with the option debug set to true.") == "debug"
+    assert value_from_goal("Value", "create w1 with the option debug set to true.") == "true"
