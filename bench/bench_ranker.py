@@ -1,7 +1,7 @@
 """Ranker inference time per step on a 250-element page, in real Chromium, on this machine's CPU.
 
 Usage: python bench/bench_ranker.py [--model runs/ranker-sft/final] [--elements 250] [--threads 2] [--steps 5]
-       [--out bench/results/DATE-ranker]
+       [--keep 32] [--int8] [--out bench/results/DATE-ranker]
 
 A generated console-like page (navigation links, a table whose rows each hold a link, a checkbox and
 two buttons, and a form) is observed by the environment's Set-of-Mark code; then the ranker acts on it:
@@ -11,7 +11,8 @@ two buttons, and a form) is observed by the environment's Set-of-Mark code; then
 - **changed**: the page after a quarter of its rows changed (their candidates are new strings).
 
 Each figure is the median over ``--steps`` steps of ``policy.act`` (candidates, features, head,
-choice): wall time, and the process's CPU time (``*_cpu_ms``: on a CPU shared with other jobs the
+choice; ``--keep`` is the ranker's lexical prefilter, 0 scores every candidate; ``--int8`` runs the
+encoder with int8 dynamic quantisation): wall time, and the process's CPU time (``*_cpu_ms``: on a CPU shared with other jobs the
 wall time also counts waiting for a core). The issue's target is 300 ms per step on 2 cores.
 """
 
@@ -89,6 +90,8 @@ def main() -> None:
     parser.add_argument("--elements", type=int, default=250)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--keep", type=int, default=None, help="prefilter size (default: the policy's; 0: no prefilter)")
+    parser.add_argument("--int8", action="store_true", help="quantise the encoder's linear layers to int8 (dynamic)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"{date.today().isoformat()}-ranker")
     args = parser.parse_args()
 
@@ -107,16 +110,22 @@ def main() -> None:
         first, changed = observe(browser, page_html(rows)), observe(browser, page_html(rows, generation=1))
         browser.close()
     encoder = neural_encoder()
+    if args.int8:
+        from consoleagent.encoder import quantize_int8
+
+        quantize_int8(encoder)
+    options: dict[str, Any] = {"model": args.model} if args.keep is None else {"model": args.model, "keep": args.keep}
     results: dict[str, Any] = {"machine": machine(), "date": date.today().isoformat(), "encoder": backend_name(),
-                               "threads": args.threads, "marks": len(first.marks), "model": args.model or "base"}
+                               "int8": args.int8, "threads": args.threads, "marks": len(first.marks),
+                               "model": args.model or "base"}
     cold, marks = [], {}
     for _ in range(args.steps):  # each cold step starts from an empty cache and a fresh episode
         encoder.clear_cache()
-        policy = RankerPolicy(model=args.model)
+        policy = RankerPolicy(**options)
         policy.reset(GOAL, DOCUMENT)
         cold += timed_steps(policy, first, 1)
     marks["cold"] = len(CPU)
-    policy = RankerPolicy(model=args.model)
+    policy = RankerPolicy(**options)
     policy.reset(GOAL, DOCUMENT)
     timed_steps(policy, first, 1)
     start = len(CPU)
@@ -128,7 +137,9 @@ def main() -> None:
         timed_steps(policy, first, 1)
         moved += timed_steps(policy, changed, 1)
         cpu_moved.append(CPU[-1])
-    results["candidates"] = policy.turns[-1].meta["candidates"]
+    results["candidates"] = policy.turns[-1].meta["listed"]
+    results["scored"] = policy.turns[-1].meta["candidates"]
+    results["keep"] = policy.keep
     series = (("cold_ms", cold), ("warm_ms", warm), ("changed_ms", moved), ("cold_cpu_ms", CPU[:marks["cold"]]),
               ("warm_cpu_ms", cpu_warm), ("changed_cpu_ms", cpu_moved))
     for name, values in series:

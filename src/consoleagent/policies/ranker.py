@@ -30,6 +30,7 @@ from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options
+from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features
 
 HEAD_FILE = "head.safetensors"
@@ -119,23 +120,25 @@ class RankerPolicy:
     """Choose among candidate actions with the encoder and a head; see the module docstring."""
 
     def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
-                 history_limit: int = 12, threads: int | None = None, max_steps: int | None = None) -> None:
+                 history_limit: int = 12, threads: int | None = None, max_steps: int | None = None,
+                 keep: int = DEFAULT_KEEP) -> None:
         head = load_head(model) if model else build_head()
         self._setup(head, name=f"ranker:{Path(model).name if model else 'base'}", temperature=temperature, seed=seed,
-                    history_limit=history_limit, threads=threads)
+                    history_limit=history_limit, threads=threads, keep=keep)
         self.max_steps = max_steps
 
     @classmethod
     def from_head(cls, head: Any, *, temperature: float = 0.0, seed: int | None = None, name: str = "ranker:in-memory",
-                  history_limit: int = 12) -> "RankerPolicy":
+                  history_limit: int = 12, keep: int = DEFAULT_KEEP) -> "RankerPolicy":
         """A policy over a head already in memory (GRPO's current policy)."""
         policy = cls.__new__(cls)
-        policy._setup(head, name=name, temperature=temperature, seed=seed, history_limit=history_limit, threads=None)
+        policy._setup(head, name=name, temperature=temperature, seed=seed, history_limit=history_limit, threads=None,
+                      keep=keep)
         policy.max_steps = None
         return policy
 
     def _setup(self, head: Any, *, name: str, temperature: float, seed: int | None, history_limit: int,
-               threads: int | None) -> None:
+               threads: int | None, keep: int = DEFAULT_KEEP) -> None:
         from consoleagent.encoder import neural_encoder
 
         if temperature < 0:
@@ -145,6 +148,8 @@ class RankerPolicy:
         self.encoder = neural_encoder()
         self.head, self.name, self.temperature, self.seed = head, name, temperature, seed
         self.history_limit = history_limit
+        self.keep = int(keep)
+        self.listed = 0  # candidates listed at the last step, before the prefilter
         self._choices = 0
         self.turns: list[RankerTurn] = []
         self.reset("", [])
@@ -158,10 +163,17 @@ class RankerPolicy:
     # -- scoring ------------------------------------------------------------------------------
 
     def candidates(self, observation: Observation) -> list[Candidate]:
+        """The candidates this step scores: all of them, cut to the ``keep`` best element actions
+        by the lexical prefilter (page actions and ``task_complete`` always stay)."""
         offered = offered_options(observation.last_error)
         if offered and observation.mark(offered[0]) is not None:
             self.options[element_key(observation.mark(offered[0]))] = offered[1]
-        return build_candidates(observation, options=self.options)
+        everything = build_candidates(observation, options=self.options)
+        self.listed = len(everything)
+        if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
+            self.context = EpisodeContext.build(observation.goal, observation.document)
+        kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
+        return [everything[i] for i in kept]
 
     def score(self, observation: Observation, candidates: list[Candidate]) -> tuple[Any, Any]:
         """``(features, logits)`` for this step's candidates (no gradient)."""
@@ -195,9 +207,9 @@ class RankerPolicy:
         index, logp = self.choose(logits)
         self._choices += 1
         chosen = candidates[index]
-        self.turns.append(RankerTurn(rows, index, logp, {"candidates": len(candidates)}))
+        self.turns.append(RankerTurn(rows, index, logp, {"candidates": len(candidates), "listed": self.listed}))
         self.history.append(chosen.text)
         parse_action(chosen.action)  # every candidate is valid DSL; fail here, not in the environment
         return Decision(action=chosen.action, thought=f"{chosen.text} (p={pow(2.718281828, logp):.2f})",
                         raw=chosen.text, latency_s=time.monotonic() - started,
-                        meta={"candidates": len(candidates), "logp": round(logp, 4)})
+                        meta={"candidates": len(candidates), "listed": self.listed, "logp": round(logp, 4)})
