@@ -62,7 +62,8 @@ class Timer:
 def build_data(work: Path, train: list[Any], args: argparse.Namespace) -> dict[str, Any]:
     from consoleagent.training.collect import collect
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import system_text, write_samples
+    from consoleagent.policies.prompts import system_text
+    from consoleagent.training.samples import write_samples
 
     collect(train, work / "collect", runs=args.collect_runs, workers=2, command="bench/bench_training.py")
     built = build_samples(work / "collect", specs={t.id: t for t in train}, val_fraction=args.val_fraction,

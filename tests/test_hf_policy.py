@@ -13,7 +13,7 @@ import pytest
 
 from consoleagent.observation.types import HistoryEntry, Observation
 from consoleagent.policies.hf import CUT_MARKER, HFPolicy
-from consoleagent.training.samples import messages_for
+from consoleagent.policies.prompts import messages_for
 
 
 @pytest.fixture(scope="module", autouse=True)

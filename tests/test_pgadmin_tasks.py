@@ -6,7 +6,7 @@ from __future__ import annotations
 from consoleagent.consoles import backend_class, backend_names
 from consoleagent.consoles.pgadmin import PgAdminBackend
 from consoleagent.consoles.pgadmin.audit import OBJECT_BROWSER_PATTERN
-from consoleagent.consoles.suite import load_backend_tasks, suite_problems
+from consoleagent.suite.backend_tasks import load_backend_tasks, suite_problems
 
 # The pages the pgAdmin tasks may follow; every other pgAdmin page is the held-out evaluation.
 ALLOWED_PAGES = {f"{name}_dialog.rst" for name in (

@@ -21,9 +21,8 @@ from consoleagent.training.filters import (
     Episode, StepItem, apply_step_filters, detour_filter, episode_steps, error_filter, ground_truth, load_ledger, loop_filter,
     noop_filter, task_filter,
 )
-from consoleagent.training.samples import (
-    SampleFormatError, load_samples, messages_for, samples_from_trajectory, system_text, to_dataset, write_samples,
-)
+from consoleagent.policies.prompts import PromptFileError, messages_for, system_text
+from consoleagent.training.samples import SampleFormatError, load_samples, samples_from_trajectory, to_dataset, write_samples
 from consoleagent.trajectory.reader import read_trajectory
 
 pytestmark = pytest.mark.browser
@@ -212,7 +211,8 @@ def test_samples_command(collected: Path, tmp_path: Path) -> None:
 
 
 def test_the_system_message_a_model_was_trained_with_travels_with_it(tmp_path: Path) -> None:
-    from consoleagent.training.samples import MODEL_PROMPT_FILE, model_system_prompt, save_model_prompt, shared_system_prompt
+    from consoleagent.policies.prompts import MODEL_PROMPT_FILE, model_system_prompt, save_model_prompt
+    from consoleagent.training.samples import shared_system_prompt
 
     assert model_system_prompt(tmp_path) is None  # a model without the record: the caller's default applies
     rows = [{"prompt": messages_for(f"## Goal\n{n}", system_text("compact"))} for n in range(3)]
@@ -221,7 +221,7 @@ def test_the_system_message_a_model_was_trained_with_travels_with_it(tmp_path: P
     save_model_prompt(tmp_path, system_text("compact"))
     assert model_system_prompt(tmp_path) == system_text("compact")
     (tmp_path / MODEL_PROMPT_FILE).write_text('{"system": 1}')
-    with pytest.raises(SampleFormatError, match=rf"{MODEL_PROMPT_FILE}: expected a JSON object with a string field system_prompt"):
+    with pytest.raises(PromptFileError, match=rf"{MODEL_PROMPT_FILE}: expected a JSON object with a string field system_prompt"):
         model_system_prompt(tmp_path)
     with pytest.raises(ValueError, match="system prompt 'tiny': expected one of full, compact"):
         system_text("tiny")

@@ -99,7 +99,7 @@ def test_token_level_aggregation_over_micro_batches() -> None:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from consoleagent.training.samples import save_model_prompt, system_text
+    from consoleagent.policies.prompts import save_model_prompt, system_text
     from consoleagent.training.tiny_model import build_tiny_model
 
     path = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", vocab_size=1024, hidden_size=64, layers=2, heads=4,
@@ -120,7 +120,7 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     from consoleagent.suite.catalog import load_suite
     from consoleagent.training.config import GRPORunConfig
     from consoleagent.training.grpo import StepGRPOTrainer, step_samples
-    from consoleagent.training.samples import model_system_prompt, system_text
+    from consoleagent.policies.prompts import model_system_prompt, system_text
 
     tasks = load_suite("vpc-create-vpc-01 vpc-create-vpc-02")
     out = tmp_path / "grpo"

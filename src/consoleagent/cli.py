@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from consoleagent.console_choice import CONSOLE_HELP
+from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out
 
 app = typer.Typer(help="consoleagent: verify documented console procedures with a web agent, and train it.",
@@ -86,8 +87,7 @@ def run(
     url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (with --admin-token); without "
                                                  "--admin-token, any web console at this URL (with --login-name). "
                                                  "Default: start the console in this process."),
-    policy: str = typer.Option("docfollower", help="The agent: docfollower (needs --doc or --task) | llm | hf | replay | "
-                                                   "scripted | oracle (with --task: the task's known solution)."),
+    policy: str = typer.Option("docfollower", help=policy_help() + " The docfollower needs --doc or --task."),
     doc: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A documented procedure the agent follows."),
     start: str = typer.Option("/", help="Path (or URL) of the page the episode starts on."),
     model: Optional[str] = typer.Option(None, help="llm: the model name."),
@@ -127,10 +127,11 @@ def run(
         raise typer.Exit(2)
     options = {"model": model, "base_url": base_url, "vision": vision, "trajectory": replay,
                "actions": [a.strip() for a in actions.split(";") if a.strip()] if actions else None}
-    if policy == "oracle" and spec is None:
-        error("the oracle plays a task's known solution: pass --task ID (or choose another --policy)")
+    from_task = _from_task(policy)
+    if from_task and spec is None:
+        error(f"the {policy} policy plays a task's known solution: pass --task ID (or choose another --policy)")
         raise typer.Exit(2)
-    agent = None if policy == "oracle" else _make_policy(
+    agent = None if from_task else _make_policy(
         policy, {k: v for k, v in options.items() if v is not None and v is not False}, policy_option)
     adapter = _adapter(console, url, login_name, password, admin_token, release)
     if spec is not None and not hasattr(adapter, "begin_episode"):
@@ -140,7 +141,7 @@ def run(
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     trajectory = out_dir / f"{stamp}-{policy}.jsonl"
     if spec is not None:
-        raise typer.Exit(_run_task(env, adapter, agent, spec, document, trajectory, max_steps, time_limit))
+        raise typer.Exit(_run_task(env, adapter, agent, policy, spec, document, trajectory, max_steps, time_limit))
     task = Task(goal=goal or "", start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
     try:
         with out.status(f"Running {policy} on {adapter.base_url} ...") if is_terminal() else nullcontext():
@@ -181,14 +182,13 @@ def _task_document(console: str, spec) -> list[str]:  # noqa: ANN001
     return spec.to_task(root).document if root else []
 
 
-def _run_task(env, backend, agent, spec, document: list[str], trajectory: Path, max_steps: int,  # noqa: ANN001
+def _run_task(env, backend, agent, policy_name: str, spec, document: list[str], trajectory: Path, max_steps: int,  # noqa: ANN001,E501
               time_limit: float) -> int:
     """One judged episode of a suite task: begin (isolate, provision) → episode → the reward rule → end."""
     from dataclasses import replace
 
     from consoleagent.consoles.check import judge
-    from consoleagent.provisioning.engine import substitute
-    from consoleagent.rewards.rules import RewardRule
+    from consoleagent.placeholders import substitute
     from consoleagent.runner import run_episode
 
     if spec.release != backend.release:  # a console with several releases (stratus) runs the task's
@@ -210,17 +210,16 @@ def _run_task(env, backend, agent, spec, document: list[str], trajectory: Path, 
         task = spec.to_task(None)
         task = replace(task, goal=substitute(task.goal, episode.outputs), document=document,
                        max_steps=min(task.max_steps, max_steps), time_limit_s=min(task.time_limit_s, time_limit))
-        if agent is None:  # the oracle: the task's solution, with the ids the provisioning made
-            from consoleagent.policies.oracle import OraclePolicy
+        if agent is None:  # built from the task (the oracle: its solution, with the ids the provisioning made)
+            from consoleagent.policies.registry import make_policy
 
-            agent = OraclePolicy(spec.oracle, episode.outputs)
+            agent = make_policy(policy_name, task=spec, outputs=episode.outputs)
         with out.status(f"Running {spec.id} on {backend.base_url} ...") if is_terminal() else nullcontext():
             result = run_episode(env, agent, task, trajectory=trajectory, credentials=episode.credentials,
                                  resource_report=episode.report.text() if episode.report.resources else None)
         verdict = None
         if result.status != "env_error":
-            rule = RewardRule.model_validate(spec.reward.model_dump(by_alias=True, exclude_defaults=True))
-            verdict = judge(backend, rule, status=result.status, since=episode.since,
+            verdict = judge(backend, spec.reward, status=result.status, since=episode.since,
                             account_id=episode.credentials.extra.get("account_id", ""), outputs=episode.outputs,
                             discrepancies=result.discrepancies)
     except KeyboardInterrupt:
@@ -275,6 +274,17 @@ def _read_document(doc: Path | None) -> list[str]:
     try:
         return parse_procedure(doc.read_text(encoding="utf-8"), source=str(doc)).step_texts()
     except (ProcedureError, UnicodeDecodeError) as exc:
+        error(str(exc))
+        raise typer.Exit(2) from None
+
+
+def _from_task(policy: str) -> bool:
+    """Whether the policy is built from the task it plays (the oracle); exit 2 naming the known ones otherwise."""
+    from consoleagent.policies.registry import entry_of
+
+    try:
+        return entry_of(policy).from_task
+    except ValueError as exc:
         error(str(exc))
         raise typer.Exit(2) from None
 

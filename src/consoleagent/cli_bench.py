@@ -10,22 +10,20 @@ import typer
 
 from consoleagent.cli_tasks import SELECTOR_HELP
 from consoleagent.console_choice import CONSOLE_HELP, console_options, tasks_root
+from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import err, error, out
 
 
 def policy_options_of(policy: str, pairs: list[str]) -> dict:
     """The ``-O key=value`` options of a bench-able policy, checked against its constructor (ValueError names the problem)."""
-    from consoleagent.policies.registry import POLICIES, parse_option_pairs, policy_options, preflight
+    from consoleagent.policies.registry import entry_of, parse_option_pairs, policy_options, preflight
 
     options = parse_option_pairs(pairs)
-    if policy == "oracle":
+    if entry_of(policy).from_task:
         if options:
-            raise ValueError("the oracle takes no options")
+            raise ValueError(f"the {policy} policy takes no options (it is built from the task it plays)")
         return options
-    try:
-        accepted = policy_options(policy)
-    except ValueError:
-        raise ValueError(f"unknown policy {policy!r}; choose one of: oracle, {', '.join(POLICIES)}") from None
+    accepted = policy_options(policy)
     unknown = [k for k in options if k.replace("-", "_") not in accepted and policy != "replay"]
     if unknown:
         raise ValueError(f"policy {policy!r} has no option {unknown[0]!r}; its options: {', '.join(accepted)}")
@@ -34,8 +32,7 @@ def policy_options_of(policy: str, pairs: list[str]) -> dict:
 
 
 def bench(
-    policy: str = typer.Option(..., "--policy", "-p", help="oracle | llm | hf | docfollower | replay | scripted (consoleagent.policies.registry, "
-                                                           "plus the oracle: each task's known solution)."),
+    policy: str = typer.Option(..., "--policy", "-p", help=policy_help()),
     tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help=SELECTOR_HELP),
     runs: int = typer.Option(3, min=1, help="Episodes per task; pass@1 is reported as mean ± std over runs, pass@k up to k=runs."),
     workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium, sharing one console "

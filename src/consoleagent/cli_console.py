@@ -8,22 +8,18 @@ to stop exactly those processes and which ``get_backend(name, state=FILE)`` atta
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
 
+from consoleagent.consoles import state_file
+
 console_app = typer.Typer(help="Console backends: start one (console up), stop it (console down), validate its tasks.",
                           no_args_is_help=True)
 out = Console()
 err = Console(stderr=True)
-
-
-def default_state_file(name: str) -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "consoleagent" / f"console-{name}.json"
 
 
 def _backend_class(name: str) -> type:
@@ -54,7 +50,7 @@ def console_up(
 ) -> None:
     """Start the console and leave it running; prints its URL and the state file."""
     cls = _backend_class(name)
-    path = state or default_state_file(name)
+    path = state or state_file(name)
     if path.exists():
         err.print(f"[red]{path} exists: a {name} console is already up (stop it: consoleagent console down {name})[/red]")
         raise typer.Exit(2)
@@ -77,7 +73,7 @@ def console_down(
 ) -> None:
     """Stop exactly what `console up` started (by the PIDs it recorded) and remove its scratch folder."""
     cls = _backend_class(name)
-    path = state or default_state_file(name)
+    path = state or state_file(name)
     if not path.exists():
         err.print(f"[red]no state file {path}: no {name} console is up[/red]")
         raise typer.Exit(1)
@@ -95,7 +91,7 @@ def console_down(
 @console_app.command("validate")
 def console_validate(name: str = typer.Argument(..., help="The console: pgadmin.")) -> None:
     """Check the console's own task files (schema, documents, release, requirements); exit 1 on any problem."""
-    from consoleagent.consoles.suite import suite_problems
+    from consoleagent.suite.backend_tasks import suite_problems
 
     cls = _backend_class(name)
     problems, count = suite_problems(cls)
@@ -115,12 +111,12 @@ def console_check(
 ) -> None:
     """Prove the console's tasks solvable: play each one's oracle in the browser and judge it from the audit log."""
     from consoleagent.consoles.check import play
-    from consoleagent.consoles.suite import load_backend_tasks
+    from consoleagent.suite.backend_tasks import load_backend_tasks
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.suite.catalog import select
 
     cls = _backend_class(name)
-    state_path = state or (default_state_file(name) if default_state_file(name).exists() else None)
+    state_path = state or (state_file(name) if state_file(name).exists() else None)
     backend = cls(state=state_path) if state_path else cls()
     specs = select(sorted((t.spec for t in load_backend_tasks(backend)), key=lambda s: s.id), selector)
     if not specs:

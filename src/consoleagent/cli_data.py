@@ -12,14 +12,14 @@ from rich.table import Table
 
 from consoleagent.cli_tasks import SELECTOR_HELP
 from consoleagent.console_choice import CONSOLE_HELP
+from consoleagent.policies.registry import policy_help
 
 out = Console()
 err = Console(stderr=True)
 
 
 def collect(
-    policy: str = typer.Option("oracle", "--policy", "-p", help="The teacher: oracle (offline), llm (an API model), or "
-                                                                "any policy of the registry."),
+    policy: str = typer.Option("oracle", "--policy", "-p", help="The teacher. " + policy_help()),
     tasks: Optional[str] = typer.Option(None, "--tasks", "-t", help=SELECTOR_HELP),
     runs: int = typer.Option(1, min=1, help="Episodes per task."),
     out_dir: Path = typer.Option(..., "--out", "-o", help="The collection directory (ledger, trajectories). Rerun the "
@@ -97,7 +97,8 @@ def samples(
     """Filter a collection (task and step filters, with counts) and write single-step chat samples for SFT and GRPO."""
     from consoleagent.cli_tasks import console_root, load_selected
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import SYSTEM_PROMPTS, system_text, write_samples
+    from consoleagent.policies.prompts import SYSTEM_PROMPTS, system_text
+    from consoleagent.training.samples import write_samples
 
     if system not in SYSTEM_PROMPTS:
         err.print(f"[red]--system {system!r}: expected one of {', '.join(SYSTEM_PROMPTS)}[/red]")

@@ -104,7 +104,7 @@ def tasks_validate(root: Optional[Path] = typer.Option(None, help="Folder of tas
 def _validate_console(console: str, root: Path | None) -> None:
     """Another console's task files, checked against its backend (no families, no changelog)."""
     from consoleagent.consoles import UnknownConsole, resolve_class
-    from consoleagent.consoles.suite import suite_problems
+    from consoleagent.suite.backend_tasks import suite_problems
 
     try:
         backend = resolve_class(console)

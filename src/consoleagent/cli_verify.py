@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from consoleagent.console_choice import CONSOLE_HELP, console_options
+from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
 VERDICT_COLOURS = {"PASS": "green", "DRIFT": "yellow", "FAIL": "red", "INCONCLUSIVE": "blue", "ERROR": "magenta"}
@@ -37,8 +38,7 @@ def verify(
     url: Optional[str] = typer.Option(None, help="--console stratus: a running stratus (with --admin-token)."),
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="The running stratus's admin token."),
     release: Optional[str] = typer.Option(None, help="Console release to verify against (default: the latest)."),
-    policy: str = typer.Option("docfollower", "--policy", "-p", help="The agent: docfollower | llm | hf | oracle | ... "
-                                                                     "(the oracle knows each suite task's solution)."),
+    policy: str = typer.Option("docfollower", "--policy", "-p", help=policy_help()),
     policy_option: list[str] = typer.Option([], "--policy-option", "-O", help="key=value for the policy, repeatable."),
     runs: int = typer.Option(1, min=1, help="Runs per procedure; verdicts are combined and their agreement reported."),
     workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium."),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from consoleagent.consoles import DEFAULT_CONSOLE, is_console_file
+from consoleagent.consoles import DEFAULT_CONSOLE, is_console_file, state_file
 
 CONSOLE_HELP = ("The console: stratus (default), pgadmin, any console backend (consoleagent console list), "
                 "or a console YAML file (docs/formats.md, \"Console file\").")
@@ -41,9 +41,7 @@ def console_options(console: str, *, url: str | None = None, admin_token: str | 
         if not Path(console).is_file():
             raise ConsoleChoiceError(f"--console {console}: no such console file")
         return {}
-    from consoleagent.cli_console import default_state_file
-
-    state = default_state_file(console)
+    state = state_file(console)
     return {"state": state} if state.exists() else {}
 
 
@@ -61,14 +59,12 @@ def tasks_root(console: str, given: Path | None) -> Path:
     """The task folder a command reads: the one given, else the console's own."""
     if given is not None:
         return given
-    from consoleagent.consoles import UnknownConsole, resolve_class
+    from consoleagent.consoles import UnknownConsole, tasks_root_of
 
     try:
-        backend = resolve_class(console)
+        root = tasks_root_of(console)
     except UnknownConsole as exc:
         raise ConsoleChoiceError(str(exc)) from exc
-    instance = backend() if isinstance(backend, type) else backend
-    root = instance.tasks_root
     if root is None:
         raise ConsoleChoiceError(f"--console {console} ships no task files: pass --root (a folder of task files)")
     return root

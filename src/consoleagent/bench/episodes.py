@@ -33,13 +33,14 @@ def spec_of(episode: EpisodeSpec) -> TaskSpec:
 
 
 def policy_factory(name: str, **options: Any) -> Callable[[EpisodeSpec], Policy]:
-    """A fresh policy per episode; the oracle gets the task's solution and the provisioned outputs."""
-    from consoleagent.policies.oracle import OraclePolicy
-    from consoleagent.policies.registry import make_policy
+    """A fresh policy per episode; one built from its task (the oracle) gets the task file and the provisioned outputs."""
+    from consoleagent.policies.registry import entry_of, make_policy
+
+    from_task = entry_of(name).from_task
 
     def make(episode: EpisodeSpec) -> Policy:
-        if name == "oracle":
-            return OraclePolicy(spec_of(episode).oracle, episode.outputs)
+        if from_task:
+            return make_policy(name, task=spec_of(episode), outputs=episode.outputs)
         return make_policy(name, **options)
 
     return make

@@ -9,13 +9,16 @@ every package that has a ``BACKEND``.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+from pathlib import Path
 from typing import Any
 
 from consoleagent.consoles.base import ConsoleBackend, EpisodeHandle, EpisodePool, EpisodePreparer, GroundTruth, utc_now
 
 __all__ = ["DEFAULT_CONSOLE", "ConsoleBackend", "EpisodeHandle", "EpisodePool", "EpisodePreparer", "GroundTruth",
-           "UnknownConsole", "backend_class", "backend_names", "get_backend", "resolve_backend", "utc_now"]
+           "UnknownConsole", "backend_class", "backend_names", "get_backend", "resolve_backend", "state_file",
+           "tasks_root_of", "utc_now"]
 
 DEFAULT_CONSOLE = "stratus"
 
@@ -64,6 +67,19 @@ def resolve_backend(console: str | Any, **options: Any) -> ConsoleBackend:
                                  "put them in the file")
         return ConfiguredBackend.from_file(console)
     return get_backend(str(console), **options)
+
+
+def state_file(name: str) -> Path:
+    """Where ``consoleagent console up NAME`` records what it started (PIDs, ports, scratch folder), so that
+    other commands attach to it and ``console down`` stops exactly that."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "consoleagent" / f"console-{name}.json"
+
+
+def tasks_root_of(console: str | Any) -> Path | None:
+    """The folder of the console's own task files (None when it ships none)."""
+    backend = resolve_class(console)
+    return (backend() if isinstance(backend, type) else backend).tasks_root
 
 
 def resolve_class(console: str | Any) -> Any:

@@ -50,7 +50,7 @@ def judge(backend: ConsoleBackend, rule: RewardRule, *, status: str, since: str,
 def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path | None = None) -> CheckResult:
     """One oracle episode of ``spec`` on ``backend`` in ``env`` (a ConsoleEnv over the backend)."""
     from consoleagent.policies.oracle import OraclePolicy
-    from consoleagent.provisioning.engine import substitute
+    from consoleagent.placeholders import substitute
     from consoleagent.runner import run_episode
 
     started = time.monotonic()

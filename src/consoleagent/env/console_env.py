@@ -28,7 +28,7 @@ from consoleagent.env.settle import MUTATION_TRACKER, RequestTracker, SettleConf
 from consoleagent.observation import marking
 from consoleagent.observation.screenshot import marked_screenshot
 from consoleagent.observation.types import HistoryEntry, Observation
-from consoleagent.policies.base import Decision
+from consoleagent.actions.decision import Decision
 from consoleagent.tasks.task import Task
 
 

@@ -1,7 +1,7 @@
 """A local Hugging Face causal LM as a policy: the trained model in rollouts, benchmarks and GRPO.
 
 Each turn is one self-contained prompt, built by the same function as a training sample's prompt
-(``consoleagent.training.samples.messages_for``): the system message and the rendered observation,
+(``consoleagent.policies.prompts.messages_for``): the system message and the rendered observation,
 through the tokenizer's chat template. The system message is the one the model was trained with,
 as SFT recorded it beside the weights (``consoleagent-prompt.json``), else the full ReAct prompt.
 Generation is greedy at temperature 0 and sampled otherwise (seeded when ``seed`` is given), one
@@ -26,7 +26,7 @@ from typing import Any
 from consoleagent.actions.react import parse_react
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
-from consoleagent.training.samples import messages_for, model_system_prompt, system_text
+from consoleagent.policies.prompts import messages_for, model_system_prompt, system_text
 
 CUT_MARKER = "\n[... part of the observation was cut to fit the prompt ...]\n"
 MIN_OBSERVATION_TOKENS = 32

@@ -15,7 +15,7 @@ from typing import Any
 
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.provisioning.engine import substitute, unresolved
+from consoleagent.placeholders import substitute, unresolved
 from consoleagent.tasks.oracle_steps import OracleStep, Target, parse_oracle_steps
 
 POLL_S = 2  # how long one wait() lasts while the oracle waits for an element or a state
@@ -76,6 +76,11 @@ class OraclePolicy:
         self.steps: list[OracleStep] = [] if missing else parse_oracle_steps(substitute(steps, outputs or {}))
         self._index = 0
         self._waiting_since: float | None = None
+
+    @classmethod
+    def for_episode(cls, task: Any, outputs: dict[str, dict[str, Any]]) -> OraclePolicy:
+        """The oracle of one episode: the task file's ``oracle:`` steps with what provisioning made."""
+        return cls(task.oracle, outputs)
 
     def reset(self, goal: str, document: list[str] | None = None) -> None:
         self._index = 0

@@ -5,6 +5,10 @@ so a new action reaches the prompt without editing it.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from pathlib import Path
+
 from consoleagent.actions.schema import describe_actions
 from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS
 
@@ -87,3 +91,48 @@ def system_prompt(vision: bool = False, tool_calling: bool = False) -> str:
     parts.append(FORMAT_TOOLS if tool_calling else FORMAT_REACT)
     parts.append(RULES.format(kinds=", ".join(DISCREPANCY_KINDS)))
     return "\n\n".join(parts)
+
+
+class PromptFileError(ValueError):
+    """The system-prompt record beside a model is not what ``save_model_prompt`` writes."""
+
+
+SYSTEM_PROMPTS = ("full", "compact")
+MODEL_PROMPT_FILE = "consoleagent-prompt.json"
+
+
+@lru_cache(maxsize=4)
+def system_text(profile: str = "full") -> str:
+    """The system message: ``full`` is the ReAct prompt every chat-model policy gets; ``compact``
+    (~100 tokens) is for small models trained from scratch, which learn the format from the data."""
+    if profile not in SYSTEM_PROMPTS:
+        raise ValueError(f"system prompt {profile!r}: expected one of {', '.join(SYSTEM_PROMPTS)}")
+    return compact_system_prompt() if profile == "compact" else system_prompt(vision=False, tool_calling=False)
+
+
+def messages_for(observation_text: str, system: str | None = None) -> list[dict[str, str]]:
+    """The chat prompt for one observation: used by HFPolicy (acting) and the training samples."""
+    return [{"role": "system", "content": system_text() if system is None else system},
+            {"role": "user", "content": observation_text}]
+
+
+def save_model_prompt(model_dir: str | Path, system: str) -> Path:
+    """Record beside a trained model the system message it was trained with, so that the hf policy
+    prompts it exactly as in training (the model directory travels; code defaults may change)."""
+    path = Path(model_dir) / MODEL_PROMPT_FILE
+    path.write_text(json.dumps({"system_prompt": system}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def model_system_prompt(model_dir: str | Path) -> str | None:
+    """The system message recorded with a model (``save_model_prompt``), or None."""
+    path = Path(model_dir) / MODEL_PROMPT_FILE
+    if not path.is_file():
+        return None
+    try:
+        system = json.loads(path.read_text(encoding="utf-8"))["system_prompt"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise PromptFileError(f"{path}: expected a JSON object with a string field system_prompt ({exc})") from None
+    if not isinstance(system, str):
+        raise PromptFileError(f"{path}: system_prompt: expected a string, got {type(system).__name__}")
+    return system

@@ -6,48 +6,95 @@ the policy's constructor declares, and an unknown option is an error that lists 
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from consoleagent.policies.base import Policy, PolicyConfigError
 
-__all__ = ["ALIASES", "POLICIES", "PolicyConfigError", "coerce", "make_policy", "parse_option_pairs", "policy_options",
-           "preflight"]
+__all__ = ["ALIASES", "REGISTRY", "PolicyConfigError", "PolicyEntry", "coerce", "make_policy", "parse_option_pairs",
+           "policy_help", "policy_names", "policy_options", "preflight"]
 
 
-def _classes() -> dict[str, Callable[..., Policy]]:
-    """Imported on demand: the llm policy needs the openai package, the others do not (the hf policy
-    imports torch and transformers only when one is built)."""
-    from consoleagent.policies.docfollower import DocFollowerPolicy
-    from consoleagent.policies.hf import HFPolicy
-    from consoleagent.policies.llm import LLMPolicy
-    from consoleagent.policies.ranker import RankerPolicy
-    from consoleagent.policies.replay import ReplayPolicy
-    from consoleagent.policies.scripted import ScriptedPolicy
+@dataclass(frozen=True)
+class PolicyEntry:
+    """One policy of the command line: its name, what it is in a line, and how to import its class.
 
-    return {"llm": LLMPolicy, "docfollower": DocFollowerPolicy, "replay": ReplayPolicy, "scripted": ScriptedPolicy,
-            "hf": HFPolicy, "ranker": RankerPolicy}
+    ``from_task``: built for each episode from the task it plays (``cls.for_episode(task_spec, outputs)``),
+    like the oracle, which plays the task's known solution; such a policy takes no command-line options."""
+
+    name: str
+    summary: str
+    module: str
+    cls: str
+    from_task: bool = False
+
+    def load(self) -> Callable[..., Policy]:
+        """Imported on demand: the llm policy needs the openai package, hf and ranker torch; the others neither."""
+        return getattr(importlib.import_module(self.module), self.cls)
 
 
-POLICIES = ("llm", "docfollower", "replay", "scripted", "hf", "ranker")
+# The one list of policies: help texts, option checks and factories are all built from it.
+REGISTRY: dict[str, PolicyEntry] = {entry.name: entry for entry in (
+    PolicyEntry("oracle", "each suite task's known solution (needs a task)", "consoleagent.policies.oracle",
+                "OraclePolicy", from_task=True),
+    PolicyEntry("docfollower", "follows the document step by step (offline heuristic)",
+                "consoleagent.policies.docfollower", "DocFollowerPolicy"),
+    PolicyEntry("ranker", "scores candidate actions with the packaged sentence encoder and a trained head",
+                "consoleagent.policies.ranker", "RankerPolicy"),
+    PolicyEntry("llm", "an OpenAI-compatible chat model (API key or local server)", "consoleagent.policies.llm",
+                "LLMPolicy"),
+    PolicyEntry("hf", "a local Hugging Face causal LM that writes its actions", "consoleagent.policies.hf", "HFPolicy"),
+    PolicyEntry("replay", "re-executes a recorded trajectory", "consoleagent.policies.replay", "ReplayPolicy"),
+    PolicyEntry("scripted", "a fixed list of actions", "consoleagent.policies.scripted", "ScriptedPolicy"),
+)}
 ALIASES = {"trajectory": "trajectory_path", "path": "trajectory_path"}  # replay's file, as a CLI user would call it
 
 
+def policy_names(*, needs_no_task: bool = False) -> tuple[str, ...]:
+    """Every registered policy (only those that run without a suite task with ``needs_no_task``)."""
+    return tuple(n for n, e in REGISTRY.items() if not (needs_no_task and e.from_task))
+
+
+def policy_help(*, needs_no_task: bool = False) -> str:
+    """``--policy`` help: each policy with its one-line summary, from the registry."""
+    return "; ".join(f"{n}: {REGISTRY[n].summary}" for n in policy_names(needs_no_task=needs_no_task)) + "."
+
+
+def entry_of(name: str) -> PolicyEntry:
+    """The registered policy ``name`` (ValueError listing the known ones otherwise)."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown policy {name!r}; choose one of: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
 def policy_options(name: str) -> dict[str, inspect.Parameter]:
-    """The options a policy accepts (its constructor's parameters)."""
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; choose one of: {', '.join(POLICIES)}")
-    signature = inspect.signature(_classes()[name])
+    """The options a policy accepts on the command line (its constructor's parameters; none for a policy
+    built from its task)."""
+    entry = entry_of(name)
+    if entry.from_task:
+        return {}
+    signature = inspect.signature(entry.load())
     return {p.name: p for p in signature.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
 
 
-def make_policy(name: str, **options: Any) -> Policy:
-    """A policy by name ("llm", "docfollower", "replay", "scripted", "hf", "ranker"), its string options converted."""
+def make_policy(name: str, *, task: Any = None, outputs: dict[str, dict[str, Any]] | None = None,
+                **options: Any) -> Policy:
+    """A policy by name (see ``REGISTRY``), its string options converted. A policy built from its task (the
+    oracle) needs ``task`` (the task file, a ``TaskSpec``) and the provisioned ``outputs``."""
+    entry = entry_of(name)
+    if entry.from_task:
+        if options:
+            raise ValueError(f"the {name} policy takes no options (it is built from the task it plays)")
+        if task is None:
+            raise ValueError(f"the {name} policy plays a suite task's known solution: it needs a task")
+        return entry.load().for_episode(task, outputs or {})
     accepted = policy_options(name)
-    hints = typing.get_type_hints(_classes()[name].__init__)
+    hints = typing.get_type_hints(entry.load().__init__)
     converted: dict[str, Any] = {}
     for key, value in options.items():
         key = ALIASES.get(key, key) if name == "replay" else key
@@ -58,13 +105,13 @@ def make_policy(name: str, **options: Any) -> Policy:
     missing = [p for p, param in accepted.items() if param.default is param.empty and p not in converted]
     if missing:
         raise ValueError(f"policy {name!r} needs option(s): {', '.join(missing)}")
-    return _classes()[name](**converted)
+    return entry.load()(**converted)
 
 
 def preflight(name: str, **options: Any) -> None:
     """Check what a policy can check before any worker builds it (an API key, a model path), so a
     misconfiguration is one clear error (PolicyConfigError) instead of every episode failing in a worker."""
-    check = getattr(_classes().get(name), "preflight", None)
+    check = getattr(entry_of(name).load(), "preflight", None)
     if check is not None:
         check(**options)
 

@@ -19,9 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from consoleagent.provisioning.templates import (
-    REF_PATTERN, ClientFactory, ConsoleBinding, TemplateContext, TemplateLibrary, Waiter,
-)
+from consoleagent.placeholders import references, substitute
+from consoleagent.provisioning.templates import ClientFactory, ConsoleBinding, TemplateContext, TemplateLibrary, Waiter
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError, Requirement, ResourceReport
 
 AUTO_PREFIX = "_auto_"
@@ -68,40 +67,6 @@ def parse_requirements(data: Any, source: str = "<task>") -> list[Requirement]:
         seen.add(name)
         out.append(Requirement(name=name, template=template, params=dict(params)))
     return out
-
-
-# --- references ----------------------------------------------------------------------------
-
-
-def references(value: Any) -> list[tuple[str, str]]:
-    """Every ``(name, output)`` that ``${name.output}`` references in a value, lists and dicts included."""
-    if isinstance(value, str):
-        return [(m.group(1), m.group(2)) for m in REF_PATTERN.finditer(value)]
-    if isinstance(value, list):
-        return [ref for item in value for ref in references(item)]
-    if isinstance(value, dict):
-        return [ref for item in value.values() for ref in references(item)]
-    return []
-
-
-def unresolved(value: Any, outputs: dict[str, dict[str, Any]]) -> list[str]:
-    """The ``${name.output}`` references in ``value`` that ``outputs`` cannot fill (sorted, unique)."""
-    return sorted({f"${{{name}.{output}}}" for name, output in references(value)
-                   if output not in outputs.get(name, {})})
-
-
-def substitute(value: Any, outputs: dict[str, dict[str, Any]]) -> Any:
-    """Replace references by outputs: a whole-string reference keeps the output's type."""
-    if isinstance(value, str):
-        whole = REF_PATTERN.fullmatch(value)
-        if whole:
-            return outputs[whole.group(1)][whole.group(2)]
-        return REF_PATTERN.sub(lambda m: str(outputs[m.group(1)][m.group(2)]), value)
-    if isinstance(value, list):
-        return [substitute(item, outputs) for item in value]
-    if isinstance(value, dict):
-        return {k: substitute(v, outputs) for k, v in value.items()}
-    return value
 
 
 # --- plan ----------------------------------------------------------------------------------

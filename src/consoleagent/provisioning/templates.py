@@ -14,11 +14,11 @@ touches this package.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from consoleagent.placeholders import REF_PATTERN
 from consoleagent.provisioning.types import PooledAccount, ProvisioningError
 
 
@@ -63,7 +63,6 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "bool": lambda v: isinstance(v, bool),
     "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
 }
-REF_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def wait_failed(resource_id: str, statuses: set[str], reason: str) -> ProvisioningError:

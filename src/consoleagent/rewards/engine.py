@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from consoleagent.provisioning.engine import substitute, unresolved
+from consoleagent.placeholders import substitute, unresolved
 from consoleagent.rewards.rules import DESTRUCTIVE_PREFIXES, Constraint, EventPattern, RewardRule, StateCheck
 
 Record = dict[str, Any]

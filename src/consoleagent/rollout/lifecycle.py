@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 
 from consoleagent.env.console_env import ConsoleEnv
 from consoleagent.policies.base import Policy
-from consoleagent.provisioning.engine import substitute
+from consoleagent.placeholders import substitute
 from consoleagent.provisioning.types import Lease, Requirement
 from consoleagent.rollout.reset import Prepared, Preparer
 from consoleagent.rollout.supervisor import EpisodeDeadline, deadline

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
 from consoleagent.training.checkpoints import STATE_FILE, prune, resume_path
 from consoleagent.training.config import GRPORunConfig
-from consoleagent.training.samples import model_system_prompt, save_model_prompt
+from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
 CURVE_METRICS = ("reward_mean", "success", "val_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
@@ -226,9 +226,12 @@ class StepGRPOTrainer:
 
         if self.config.tasks_root:
             return load_suite(selector, Path(self.config.tasks_root))
-        from consoleagent.console_choice import tasks_root
+        from consoleagent.consoles import tasks_root_of
 
-        return load_suite(selector, tasks_root(self.config.console, None))  # the console's own tasks
+        root = tasks_root_of(self.config.console)
+        if root is None:
+            raise ValueError(f"console {self.config.console} ships no task files: set tasks_root in the config")
+        return load_suite(selector, root)  # the console's own tasks
 
     # -- model ------------------------------------------------------------------------------
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from consoleagent.policies.prompts import messages_for  # the acting policy's chat prompt, shared with the samples
 
 SAMPLE_KEYS = ("id", "task_id", "trajectory", "step", "document_step", "reward", "prompt", "completion", "action")
 _ORACLE_PREFIX = re.compile(r"^oracle step \d+:\s*", re.IGNORECASE)
@@ -25,53 +26,10 @@ class SampleFormatError(ValueError):
     """A samples file line that is not a sample; the message names the file, line and field."""
 
 
-SYSTEM_PROMPTS = ("full", "compact")
-MODEL_PROMPT_FILE = "consoleagent-prompt.json"
-
-
-@lru_cache(maxsize=4)
-def system_text(profile: str = "full") -> str:
-    """The system message: ``full`` is the ReAct prompt every chat-model policy gets; ``compact``
-    (~100 tokens) is for small models trained from scratch, which learn the format from the data."""
-    from consoleagent.policies.prompts import compact_system_prompt, system_prompt
-
-    if profile not in SYSTEM_PROMPTS:
-        raise ValueError(f"system prompt {profile!r}: expected one of {', '.join(SYSTEM_PROMPTS)}")
-    return compact_system_prompt() if profile == "compact" else system_prompt(vision=False, tool_calling=False)
-
-
-def messages_for(observation_text: str, system: str | None = None) -> list[dict[str, str]]:
-    """The chat prompt for one observation: used by samples (training) and HFPolicy (acting)."""
-    return [{"role": "system", "content": system_text() if system is None else system},
-            {"role": "user", "content": observation_text}]
-
-
 def shared_system_prompt(samples: Iterable[dict[str, Any]]) -> str | None:
     """The system message every sample shares (None when they differ or there are none)."""
     systems = {sample["prompt"][0]["content"] for sample in samples}
     return systems.pop() if len(systems) == 1 else None
-
-
-def save_model_prompt(model_dir: str | Path, system: str) -> Path:
-    """Record beside a trained model the system message it was trained with, so that the hf policy
-    prompts it exactly as in training (the model directory travels; code defaults may change)."""
-    path = Path(model_dir) / MODEL_PROMPT_FILE
-    path.write_text(json.dumps({"system_prompt": system}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return path
-
-
-def model_system_prompt(model_dir: str | Path) -> str | None:
-    """The system message recorded with a model (``save_model_prompt``), or None."""
-    path = Path(model_dir) / MODEL_PROMPT_FILE
-    if not path.is_file():
-        return None
-    try:
-        system = json.loads(path.read_text(encoding="utf-8"))["system_prompt"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise SampleFormatError(f"{path}: expected a JSON object with a string field system_prompt ({exc})") from None
-    if not isinstance(system, str):
-        raise SampleFormatError(f"{path}: system_prompt: expected a string, got {type(system).__name__}")
-    return system
 
 
 def completion_text(thought: str, action: str, document_step: int | None = None) -> str:

@@ -24,7 +24,8 @@ from typing import Any
 
 from consoleagent.training.checkpoints import resume_path
 from consoleagent.training.config import SFTRunConfig
-from consoleagent.training.samples import save_model_prompt, shared_system_prompt
+from consoleagent.policies.prompts import save_model_prompt
+from consoleagent.training.samples import shared_system_prompt
 
 LOSS_METRICS = ("loss", "eval_loss", "learning_rate", "grad_norm", "mean_token_accuracy", "eval_mean_token_accuracy")
 

@@ -33,7 +33,7 @@ def corpus_texts(extra: Iterable[str] | None = None) -> Iterator[str]:
     oracle answers' shape, then ``extra`` (e.g. observation texts from trajectories)."""
     from consoleagent.actions.schema import describe_actions
     from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
-    from consoleagent.training.samples import system_text
+    from consoleagent.policies.prompts import system_text
 
     yield system_text()
     yield describe_actions()

@@ -234,7 +234,7 @@ class StratusBackend:
     def rollout_parts(self, world: Path, tasks: list[Any], *, lease_ttl_s: float) -> Any:
         """The pool (shared file), the reset (snapshot index shared by the workers) behind release
         pinning, and the audit reader, for one worker."""
-        from consoleagent.bench.snapshot_index import SharedSnapshotReset
+        from consoleagent.rollout.snapshot_index import SharedSnapshotReset
         from consoleagent.consoles.stratus.accounts import StratusAccountSource
         from consoleagent.consoles.stratus.release import ReleasePinned
         from consoleagent.consoles.world import RolloutParts
