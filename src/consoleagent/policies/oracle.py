@@ -16,7 +16,7 @@ from typing import Any
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.placeholders import substitute, unresolved
-from consoleagent.tasks.oracle_steps import OracleStep, Target, parse_oracle_steps
+from consoleagent.tasks.oracle_steps import OracleStep, ElementTarget, parse_oracle_steps
 
 POLL_S = 2  # how long one wait() lasts while the oracle waits for an element or a state
 
@@ -25,7 +25,7 @@ class OracleError(RuntimeError):
     """The solution does not fit the console (raised only with ``strict=True``)."""
 
 
-def find_target(observation: Observation, target: Target) -> Mark | None:
+def find_target(observation: Observation, target: ElementTarget) -> Mark | None:
     """The ``nth`` mark with the target's role and name (exact, or containing) in the target's context,
     preferring marks in the viewport, as a person reads the page."""
     def named(mark: Mark) -> bool:

@@ -73,7 +73,7 @@ def parse_requirements(data: Any, source: str = "<task>") -> list[Requirement]:
 
 
 @dataclass
-class Step:
+class PlannedResource:
     """One resource to create: its name, template and (still referencing) parameters."""
 
     name: str
@@ -90,17 +90,17 @@ class _Planner:
     def __init__(self, library: TemplateLibrary, requirements: list[Requirement]) -> None:
         self.library = library
         self.requirements = requirements
-        self.steps: dict[str, Step] = {}
+        self.steps: dict[str, PlannedResource] = {}
         self.order: list[str] = []  # insertion order: implicit steps go right before what needs them
         self.counters: dict[str, int] = {}
 
-    def fail(self, step: Step, message: str) -> ProvisioningError:
+    def fail(self, step: PlannedResource, message: str) -> ProvisioningError:
         label = f"{step.origin} ({step.name!r}, template {step.template!r})"
         return ProvisioningError(f"{label}: {message}", template=step.template, phase="plan")
 
-    def run(self) -> list[Step]:
+    def run(self) -> list[PlannedResource]:
         for index, req in enumerate(self.requirements):
-            step = Step(req.name, req.template, dict(req.params), origin=f"requires[{index}]")
+            step = PlannedResource(req.name, req.template, dict(req.params), origin=f"requires[{index}]")
             if not NAME_PATTERN.match(req.name):
                 raise self.fail(step, "field 'name' must start with a letter and hold only letters, digits, '_' and '-'")
             if req.name in self.steps:
@@ -114,7 +114,7 @@ class _Planner:
             self.fill_missing(self.steps[name])
         return self.sorted_steps()
 
-    def check_params(self, step: Step) -> None:
+    def check_params(self, step: PlannedResource) -> None:
         try:
             template = self.library.get(step.template)
         except ProvisioningError as err:
@@ -130,7 +130,7 @@ class _Planner:
             except ValueError as err:
                 raise self.fail(step, f"params.{key}: {err}") from None
 
-    def check_references(self, step: Step) -> None:
+    def check_references(self, step: PlannedResource) -> None:
         for key, value in step.params.items():
             for name, output in references(value):
                 target = self.steps.get(name)
@@ -156,7 +156,7 @@ class _Planner:
             stack.extend(self.steps[name].after)
         return seen
 
-    def fill_missing(self, step: Step, context: list[str] | None = None) -> None:
+    def fill_missing(self, step: PlannedResource, context: list[str] | None = None) -> None:
         """Give every missing ``depends`` parameter a supplier; other required attributes must be given."""
         template = self.library.get(step.template)
         for key, attribute in template.attributes.items():
@@ -169,7 +169,7 @@ class _Planner:
             step.params[key] = f"${{{chosen}.{key}}}"
             step.after.append(chosen)
 
-    def supplier_for(self, step: Step, key: str, template: str, context: list[str]) -> str:
+    def supplier_for(self, step: PlannedResource, key: str, template: str, context: list[str]) -> str:
         """The resource that supplies ``key``: the one of that template among what the step already uses,
         else the only one in the plan, else a new implicit one (``_auto_<template>_<n>``)."""
         near = [n for n in self.closure(context) if self.steps[n].template == template]
@@ -186,13 +186,13 @@ class _Planner:
                                   f"resources ({', '.join(candidates)}); name one with ${{NAME.{key}}}")
         self.counters[template] = self.counters.get(template, 0) + 1
         name = f"{AUTO_PREFIX}{template}_{self.counters[template]}"
-        implicit = Step(name, template, {}, implicit=True, origin=f"implicit for {step.name}.{key}")
+        implicit = PlannedResource(name, template, {}, implicit=True, origin=f"implicit for {step.name}.{key}")
         self.steps[name] = implicit
         self.order.insert(self.order.index(step.name), name)
         self.fill_missing(implicit, context)
         return name
 
-    def sorted_steps(self) -> list[Step]:
+    def sorted_steps(self) -> list[PlannedResource]:
         """Topological order, ties broken by position (so the plan reads like the task)."""
         done: list[str] = []
         remaining = list(self.order)
@@ -283,7 +283,7 @@ class ProvisioningEngine:
             if self._owns_clients:
                 client.close()
 
-    def plan(self, requirements: list[Requirement]) -> list[Step]:
+    def plan(self, requirements: list[Requirement]) -> list[PlannedResource]:
         """Check and order the requirements; implicit suppliers are added. Nothing is created."""
         return _Planner(self.library, requirements).run()
 
@@ -297,7 +297,7 @@ class ProvisioningEngine:
         with self.client(account) as client:
             return self._provision(steps, account, client)
 
-    def _provision(self, steps: list[Step], account: PooledAccount, client: Client) -> Provisioned:
+    def _provision(self, steps: list[PlannedResource], account: PooledAccount, client: Client) -> Provisioned:
         done = Provisioned(account)
         for step in steps:
             template = self.library.get(step.template)

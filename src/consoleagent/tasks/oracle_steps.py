@@ -34,7 +34,7 @@ TARGET_FIELDS = {"role", "name", "name_contains", "context", "nth"}
 
 
 @dataclass(frozen=True)
-class Target:
+class ElementTarget:
     role: str
     name: str | None = None
     name_contains: str | None = None
@@ -52,7 +52,7 @@ class OracleStep:
     """One step: ``kind`` is an action name or ``wait_until``; ``value`` its text argument."""
 
     kind: str
-    target: Target | None = None
+    target: ElementTarget | None = None
     value: Any = None
     timeout_s: float = 60.0
     until_text: str | None = None  # wait_until: text that must appear (in ``target.context`` rows if given)
@@ -116,7 +116,7 @@ def _wait_until(where: str, spec: Any, rest: dict[str, Any]) -> OracleStep:
     timeout = rest.pop("timeout_s", 60.0)
     _no_extra(where, rest)
     context = spec.get("context")
-    target = Target(role="row", context=str(context)) if context is not None else None
+    target = ElementTarget(role="row", context=str(context)) if context is not None else None
     text = spec.get("text", spec.get("absent"))
     return OracleStep("wait_until", target, None, float(timeout), str(text), "absent" in spec)
 
@@ -130,13 +130,13 @@ def _discrepancy(where: str, spec: Any, rest: dict[str, Any]) -> OracleStep:
     return OracleStep("report_discrepancy", discrepancy=dict(spec))
 
 
-def _target(where: str, raw: Any) -> Target:
+def _target(where: str, raw: Any) -> ElementTarget:
     if not isinstance(raw, dict) or "role" not in raw or ("name" in raw) == ("name_contains" in raw):
         raise OracleStepError(f"{where}: a target is {{role: ..., name: ...}} (or name_contains), optionally context and nth")
     unknown = set(raw) - TARGET_FIELDS
     if unknown:
         raise OracleStepError(f"{where}: unknown target field(s) {', '.join(sorted(unknown))}")
-    return Target(role=str(raw["role"]), name=None if raw.get("name") is None else str(raw["name"]),
+    return ElementTarget(role=str(raw["role"]), name=None if raw.get("name") is None else str(raw["name"]),
                   name_contains=None if raw.get("name_contains") is None else str(raw["name_contains"]),
                   context=None if raw.get("context") is None else str(raw["context"]), nth=int(raw.get("nth", 0)))
 

@@ -33,7 +33,7 @@ class TaskFileError(ValueError):
     """A task file that cannot be used; the message starts with ``file[:line]: field:``."""
 
 
-class Discrepancy(BaseModel):
+class ExpectedDiscrepancy(BaseModel):
     """One expected difference between the document and this task's release."""
 
     model_config = ConfigDict(extra="forbid")
@@ -58,7 +58,7 @@ class TaskSpec(BaseModel):
     requires: list[dict[str, Any]] = Field(default_factory=list)
     reward: RewardRule
     expected: Literal["complete", "unachievable"] = "complete"
-    discrepancies: list[Discrepancy] = Field(default_factory=list)
+    discrepancies: list[ExpectedDiscrepancy] = Field(default_factory=list)
     oracle: list[dict[str, Any]] = Field(min_length=1)
     max_steps: int = Field(default=40, ge=1, le=200)
     time_limit_s: float = Field(default=600.0, gt=0)
