@@ -153,6 +153,23 @@ def test_fields_are_named_by_their_label_not_their_value(som: Any, site: str) ->
     assert "\ndocagent\n" not in text  # said once, as the value
 
 
+def test_switches_deep_selects_and_div_grid_cells_are_named(som: Any, site: str) -> None:
+    """A transparent ``<input role=switch>`` over its drawn track is the switch, named by its label; a
+    select nested deep beside a button is named by its form row's label (whose ``for`` points at a
+    hidden input); an unnamed field in a grid drawn with divs is named by the header above it."""
+    som.goto(f"{site}/form_more.html")
+    snap = snapshot(som)
+    switch = by_name(snap, "Do instead?")
+    assert switch.role == "switch" and "checked" not in switch.states
+    assert not [m for m in snap.marks if m.role == "clickable" and not m.name]  # not its wrapper instead
+    act(som, snap, f"click({switch.id})")
+    assert som.locator("#s1").is_checked()
+    assert "checked" in by_name(snapshot(som), "Do instead?").states
+    assert by_name(snap, "Publication").role == "combobox"
+    assert by_name(snap, "Operator").role == "combobox"
+    assert by_name(snap, "Operator class").role == "textbox"
+
+
 def test_duplicate_names_are_told_apart_and_new_rows_are_named(som: Any, site: str) -> None:
     som.goto(f"{site}/form.html")
     snap = snapshot(som)
@@ -253,3 +270,21 @@ def test_a_splash_that_never_clears_is_waited_for_once(som: Any, site: str) -> N
     assert 1.0 <= waited < 3, waited
     assert tracker.stuck_overlay.startswith("Loading Workbench ...")
     assert wait_settled(som, tracker, config) < 0.5
+
+
+def test_settle_waits_for_a_short_timer_that_moves_focus(som: Any, site: str) -> None:
+    """A tab panel that focuses its first field 200 ms after it is shown: an agent acting before then
+    would type into a field that then loses focus, so the timer is waited for."""
+    waited, tracker = _settle_page(som, f"{site}/form_more.html", SettleConfig())
+    snap = snapshot(som)
+    act(som, snap, f"click({by_name(snap, 'Definition').id})")
+    waited = wait_settled(som, tracker, SettleConfig())
+    assert 0.15 <= waited < 1.5, waited
+    assert som.evaluate("document.activeElement.id") == "first"
+
+
+def test_settle_is_not_held_by_a_timer_rearmed_forever(som: Any, site: str) -> None:
+    _, tracker = _settle_page(som, f"{site}/form_more.html", SettleConfig())
+    som.locator("#ticker").click()
+    waited = wait_settled(som, tracker, SettleConfig(timers_max_s=0.5))
+    assert 0.4 <= waited < 1.5, waited

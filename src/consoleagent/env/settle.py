@@ -6,6 +6,12 @@ and observing too early shows the agent a half-drawn page. Waiting a fixed time 
 or too short; this waits exactly as long as the page is busy. A single-page console may also sit
 quiet behind a "Loading ..." splash (a spinner drawn by CSS mutates nothing) while it starts: a
 page-covering layer with no control in it, and none drawn above it, is waited out too.
+
+Pages also act a moment after they look finished: a dialog tab that focuses its first field 200 ms
+after it is shown, a menu that closes on a short timer. An agent acting in that gap sees its typing
+land in a field that then loses focus. So the short one-shot timers (``setTimeout`` of at most
+``SHORT_TIMER_MS``) the page has pending are waited for too, for at most ``timers_max_s`` (a page
+that keeps re-arming short timers does not hold every step).
 """
 
 from __future__ import annotations
@@ -14,11 +20,25 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-# Installed in every document of the context: the time of the last DOM mutation, in the page's clock.
+SHORT_TIMER_MS = 500  # a pending setTimeout this short is the page about to act on its own
+
+# Installed in every document of the context: the time of the last DOM mutation, in the page's clock,
+# and when each pending short one-shot timer is due (setTimeout wrapped; the callback runs unchanged).
 MUTATION_TRACKER = """
 (() => {
   if (window.__caSettle) return;
-  window.__caSettle = { last: performance.now() };
+  const state = window.__caSettle = { last: performance.now(), timers: new Map() };
+  const setT = window.setTimeout, clearT = window.clearTimeout;
+  window.setTimeout = function (handler, delay, ...rest) {
+    const ms = Number(delay) || 0;
+    if (typeof handler !== 'function' || ms > %d) return setT.call(window, handler, delay, ...rest);
+    const id = setT.call(window, function (...args) { state.timers.delete(id); return handler.apply(this, args); },
+                         delay, ...rest);
+    state.timers.set(id, performance.now() + ms);
+    return id;
+  };
+  window.clearTimeout = function (id) { state.timers.delete(id); return clearT.call(window, id); };
+""" % SHORT_TIMER_MS + """
   const start = () => {
     const target = document.documentElement || document;
     // The marker's own bookkeeping attributes (data-som*) are not the page changing.
@@ -29,9 +49,19 @@ MUTATION_TRACKER = """
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start, { once: true });
 })();
 """
-# A document still loading is never quiet, whatever its mutations say.
-QUIET_FOR_MS = ("() => document.readyState !== 'complete' ? 0 : "
-                "(window.__caSettle ? performance.now() - window.__caSettle.last : 1e9)")
+# [ms since the last mutation, ms until the last pending short timer is due]. A document still
+# loading is never quiet, whatever its mutations say.
+QUIET_FOR_MS = """
+() => {
+  const state = window.__caSettle;
+  if (document.readyState !== 'complete') return [0, 0];
+  if (!state) return [1e9, 0];
+  const now = performance.now();
+  let due = 0;
+  for (const at of (state.timers ? state.timers.values() : [])) due = Math.max(due, at - now);
+  return [now - state.last, due];
+}
+"""
 
 # What covers the page, if it is a splash or loading mask: the layer's text ("overlay" if none), or "".
 # A layer is a fixed/absolute element over 90% of the viewport that the centre and four points near
@@ -79,6 +109,7 @@ class SettleConfig:
     poll_s: float = 0.01
     ignore_request_after_s: float = 2.0  # long polls and slow beacons do not keep a page "busy" forever
     overlay_max_s: float = 30.0  # how long a loading layer covering the page may hold the wait
+    timers_max_s: float = 1.0  # how long pending short timers may hold the wait
 
 
 class RequestTracker:
@@ -100,7 +131,8 @@ def wait_settled(page: Any, tracker: RequestTracker, config: SettleConfig) -> fl
     """Block until the page is quiet and uncovered, or a bound passes; returns the seconds waited.
 
     A busy page is waited for at most ``max_s``; a loading layer over the page at most
-    ``overlay_max_s`` (once: a layer that outlasts it is not waited for again on later steps).
+    ``overlay_max_s`` (once: a layer that outlasts it is not waited for again on later steps);
+    pending short timers at most ``timers_max_s``.
     """
     started = time.monotonic()
     deadline = started + config.max_s
@@ -108,7 +140,9 @@ def wait_settled(page: Any, tracker: RequestTracker, config: SettleConfig) -> fl
     while time.monotonic() < deadline:
         busy = tracker.busy(config.ignore_request_after_s)
         try:
-            quiet = 0.0 if busy else page.evaluate(QUIET_FOR_MS)
+            quiet, due = (0.0, 0.0) if busy else page.evaluate(QUIET_FOR_MS)
+            if due > 0 and time.monotonic() - started < config.timers_max_s:
+                quiet = 0.0  # the page is about to act on a timer of its own
             if quiet >= config.quiet_ms or time.monotonic() >= next_look:  # a splash shows while the page loads too
                 overlay, next_look = page.evaluate(OVERLAY_JS), time.monotonic() + OVERLAY_LOOK_S
         except Exception as exc:  # navigation in progress destroys the context: wait for the new one

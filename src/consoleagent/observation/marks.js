@@ -189,6 +189,39 @@ function __somMark(args) {
     return h ? clean(h.textContent) : "";
   }
   const FIELDS = "input:not([type=hidden]),select,textarea,[role=combobox],[role=textbox],[role=listbox]";
+  function divGridHeader(el) {
+    // A grid drawn with divs (react-table and the like, no table roles): the field's cell is one of
+    // at least three side-by-side cells of a row, and an earlier row of the same grid (a previous
+    // sibling of the row or of one of its ancestors, or inside one) has a cell spanning the same x
+    // range above it, holding a short text: the column header.
+    let cell = el;
+    for (let k = 0; k < 8 && cell && cell.parentElement; k++, cell = cell.parentElement) {
+      const row = cell.parentElement;
+      const kids = Array.from(row.children);
+      if (kids.length < 3) continue;
+      const boxes = kids.map((c) => c.getBoundingClientRect());
+      if (!boxes.every((q) => Math.abs(q.top - boxes[0].top) < 4 && q.height > 0)) continue;
+      const i = kids.indexOf(cell), at = boxes[i];
+      let cur = row;
+      for (let up = 0; up < 4 && cur && !cur.matches("form,[role=dialog],body"); up++, cur = cur.parentElement) {
+        let sib = cur.previousElementSibling;
+        for (let n = 0; n < 3 && sib; n++, sib = sib.previousElementSibling) {
+          const rows = [sib, ...Array.from(sib.querySelectorAll(":scope > *, :scope > * > *, :scope > * > * > *"))];
+          for (const head of rows) {
+            if (head.children.length < 3 || head.querySelector(FIELDS)) continue;
+            for (const h of head.children) {
+              const hb = h.getBoundingClientRect();
+              if (Math.abs(hb.left - at.left) > 4 || Math.abs(hb.right - at.right) > 4 || hb.bottom > at.top + 2) continue;
+              const t = clean(h.textContent);
+              if (t && t.length <= 40) return t;
+            }
+          }
+        }
+      }
+      return "";
+    }
+    return "";
+  }
   function cellLabel(cell) {
     // A label/value table: the cell before the field's cell names it ("Comment | [    ]").
     const prev = cell.previousElementSibling;
@@ -201,7 +234,7 @@ function __somMark(args) {
     // field or before one of its ancestors up to the row (label/value layouts built from divs and
     // grid columns without <label for>). `start` is the widget's own box, whose texts are its value.
     let cur = start || el;
-    for (let level = 0; level < 5 && cur; level++) {
+    for (let level = 0; level < 7 && cur; level++) {
       if (cur.matches("td,th,[role=cell],[role=gridcell]")) return labelsOnly ? "" : cellLabel(cur);
       let sib = cur.previousElementSibling;
       for (let k = 0; k < 2 && sib; k++, sib = sib.previousElementSibling) {
@@ -279,7 +312,7 @@ function __somMark(args) {
     }
     // Fallbacks for unnamed fields: what a person reads next to it, then the column, then `name`.
     if (role === "link" || role === "button" || role === "clickable") return "";
-    return headerForCell(el) || nearbyLabel(el, shown && shown.box, false) || clean(attr(el, "name"));
+    return headerForCell(el) || divGridHeader(el) || nearbyLabel(el, shown && shown.box, false) || clean(attr(el, "name"));
   }
   function description(el) {
     const ids = attr(el, "aria-describedby");
@@ -655,10 +688,10 @@ function __somMark(args) {
       const box = [x, y, x + r.width, y + r.height];
       const seen = inter(box, clip.hard);
       let ok = visible && r.width > 1 && r.height > 1 && nonEmpty(seen) && (f.path !== "" || (seen[2] + f.sx > 0 && seen[3] + f.sy > 0));
-      if (!ok && visible === false && !c.opacity0 && st.visibility === "visible" && st.opacity === "0" && (role === "checkbox" || role === "radio" || role === "file") && r.width >= 8 && r.height >= 8 && nonEmpty(seen)) {
+      if (!ok && visible === false && !c.opacity0 && st.visibility === "visible" && st.opacity === "0" && (role === "checkbox" || role === "radio" || role === "switch" || role === "file") && r.width >= 8 && r.height >= 8 && nonEmpty(seen)) {
         ok = true; // a transparent native control laid over its styled stand-in is the real click target
       }
-      if (!ok && tag === "input" && (role === "checkbox" || role === "radio" || role === "file") && el.labels && el.labels.length) {
+      if (!ok && tag === "input" && (role === "checkbox" || role === "radio" || role === "switch" || role === "file") && el.labels && el.labels.length) {
         const p = {el, role, f, c, item: {k: "m", m: null}};
         proxies.push(p);
         items.push(p.item);
