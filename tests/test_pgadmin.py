@@ -188,6 +188,31 @@ def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN00
         read("ecs", "DescribeInstances", {})
 
 
+# A representative few oracles, each through a widget the others do not use: a Material switch (the rule's
+# "Do instead?"), a grid drawn with divs whose new row's drop-down is named by its column header and a tab
+# that focuses its first field on a timer (the exclusion constraint), and a drop-down whose label sits
+# seven levels above it and takes a typed name (the subscription's publication).
+ORACLE_TASKS = ["pgadmin-rule-create-01", "pgadmin-exclusion-constraint-create-01", "pgadmin-subscription-create-01"]
+
+
+def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console: dict, tmp_path: Path) -> None:
+    from consoleagent.consoles.check import play
+    from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.suite.backend_tasks import load_backend_tasks
+
+    backend = console["backend"]
+    specs = {t.spec.id: t.spec for t in load_backend_tasks(backend)}
+    env = ConsoleEnv(backend, EnvConfig())
+    try:
+        for task_id in ORACLE_TASKS:
+            result = play(backend, env, specs[task_id], trajectory=tmp_path / f"{task_id}.jsonl")
+            explained = result.verdict.explain() if result.verdict else result.cause
+            assert result.status == "completed" and result.passed, f"{task_id}: {explained}"
+            assert "oracle failed" not in (result.cause or ""), result.cause
+    finally:
+        env.close()
+
+
 def test_the_desktop_key_keeps_other_clients_out(console: dict) -> None:
     import urllib.error
     import urllib.request
