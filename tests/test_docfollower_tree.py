@@ -94,10 +94,25 @@ def test_a_reference_page_is_performed_open_fill_save() -> None:
     assert act(policy, form + [Mark(62, "option", "large")]).args == (62,)
     assert act(policy, form).args == (52, "w_make")
     assert act(policy, form + [Mark(63, "option", "w_make(integer)")]).args == (63,)  # the one that starts with it
+
     # "Select Mode toggle to Implicit if ...": the goal does not ask for an implicit widget, so nothing, and no report
     save = act(policy, form)
     assert (save.name, save.args) == ("click", (55,))
     assert policy.discrepancies == 0
+
+
+def test_a_typed_name_picks_its_qualified_option_never_an_offer_to_create_it() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("create a trigger named t1 that runs the function log_it for the table public.orders.",
+                 ["a. Use the drop-down listbox next to **Trigger function** to specify an existing function.",
+                  "b. Use the drop-down listbox next to **Table** to select the table."])
+    form = [Mark(50, "combobox", "Trigger function", tag="input", placeholder="Select an item..."),
+            Mark(51, "combobox", "Table", tag="input", placeholder="Select an item...")]
+    assert act(policy, form).args == (50, "log_it")
+    assert act(policy, form + [Mark(60, "option", "public.log_it")]).args == (60,)
+    assert act(policy, form).args == (51, "public.orders")
+    offered = form + [Mark(61, "option", 'Create "public.orders"'), Mark(62, "option", "orders")]
+    assert act(policy, offered).args == (62,)
 
 
 def test_a_position_the_goal_names_is_chosen() -> None:

@@ -511,11 +511,17 @@ class DocFollowerPolicy:
         """After typing into an editable drop-down: click the option it now offers for the typed text (the
         option named so, or the one that starts with it: "int_label(integer)" for "int_label"); none shown:
         the typed text stays."""
-        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states]
+        typed = ins.value.casefold()
+        # an offer to create what was typed ('Create "x"') is not an option of the list
+        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states
+                   and f'"{typed}"' not in m.name.casefold()]
         want = normalize(ins.value)
         spaced = normalize(ins.value.replace("_", " "))
         chosen = (next((m for m in options if normalize(m.name) in (want, spaced)), None)
-                  or next((m for m in options if normalize(m.name).startswith(want + " ")), None))
+                  or next((m for m in options if normalize(m.name).startswith(want + " ")), None)
+                  # the same name qualified or not: "public.log_ddl" for "log_ddl", "orders" for "public.orders"
+                  or next((m for m in options if m.name.casefold().endswith("." + typed)
+                           or typed.endswith("." + m.name.casefold())), None))
         open_list = any(m.role == "combobox" and "expanded" in m.states for m in obs.marks)
         if chosen is None and not options and open_list and ins.waits < 2:
             ins.waits += 1  # the open list is filled from the server: give it a moment
