@@ -435,6 +435,8 @@ from consoleagent.cli_data import collect as _collect, samples as _samples, tiny
 app.command("collect")(_collect)
 app.command("samples")(_samples)
 app.command("tiny-model")(_tiny_model)
+from consoleagent.cli_explore import explore as _explore  # noqa: E402
+app.command("explore")(_explore)
 from consoleagent.cli_train import train_app  # noqa: E402
 app.add_typer(train_app, name="train")
 from consoleagent.cli_console import console_app  # noqa: E402

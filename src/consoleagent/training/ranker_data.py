@@ -94,8 +94,10 @@ def build_ranker_data(results_dir: str | Path, *, encoder: Any, specs: dict[str,
     episodes = load_ledger(results_dir)
     if specs is None:
         from consoleagent.suite.catalog import load_suite
+        from consoleagent.training.explore import explored_tasks
 
         specs = {s.id: s for s in load_suite(None)}
+        specs.update(explored_tasks(results_dir))  # a self-exploration collection's own tasks (explore.jsonl)
     unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
     if unknown:
         raise ValueError(f"{results_dir}: episodes of tasks the suite does not have: {', '.join(unknown[:5])}")
