@@ -82,8 +82,9 @@ def propose(observation: Observation, product: str, rng: random.Random) -> list[
             resource = match.group("resource").strip()
             creatable.append(resource)
             name = f"x{rng.randrange(16**4):04x}-{_slug(resource)}"
-            proposals.append(Proposal("", f"Create a {resource} named {name}.", "create", resource, observation.url,
-                                      name))
+            article = "an" if resource[0].casefold() in "aeiou" else "a"  # "an EIP", "a VPC"
+            proposals.append(Proposal("", f"Create {article} {resource} named {name}.", "create", resource,
+                                      observation.url, name))
     resource = creatable[0] if creatable else _singular(observation.title)
     for mark in observation.marks:
         row = ROW_NAME.match(mark.context or "")
