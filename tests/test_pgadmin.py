@@ -179,6 +179,19 @@ def test_begin_episode_resets_what_an_earlier_episode_left(backend) -> None:  # 
     assert second.reset_seconds < 60, f"reset took {second.reset_seconds:.1f} s"
 
 
+def test_reset_closes_the_connections_earlier_browser_sessions_left(console: dict, backend) -> None:  # noqa: ANN001
+    """pgAdmin keeps a session's connections until the session expires and each episode is a new session:
+    without closing them a benchmark ran out of connections ("too many clients already") after ~100 episodes."""
+    count = "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgAdmin 4%'"
+    for _ in range(3):  # three sessions, as three episodes' browser contexts are
+        rest = PgAdminRest(console["state"]["base_url"], console["state"]["pgadmin"]["key"])
+        rest.connect_server(1)
+        rest.connect_database(rest.database_id("demo", 1), 1)
+    assert backend.cluster.execute(count)[0][0] >= 3
+    backend.reset()
+    assert backend.cluster.execute(count)[0][0] == 0
+
+
 def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN001
     read = backend.read_state()
     servers = read("pgadmin", "DescribeServers", {"name": "PostgreSQL 15"})

@@ -152,12 +152,17 @@ class PgAdminBackend:
     def reset(self) -> float:
         """Back to the starting state; returns the seconds it took.
 
-        The work database is dropped (its pgAdmin connections are closed with it) and cloned from
+        pgAdmin's connections are closed, the work database is dropped and cloned from
         ``template1``; roles, databases and replication slots that appeared since ``start`` are
         removed, and so are pgAdmin server groups and servers registered since then.
         """
         started = time.monotonic()
         cluster = self._require_cluster()
+        # pgAdmin keeps each browser session's connections (the maintenance database's among them) until
+        # the session expires, and every episode is a new session: close the last episode's, or about a
+        # hundred episodes in the cluster refuses everyone ("too many clients already").
+        cluster.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                        "WHERE application_name LIKE 'pgAdmin 4%' AND pid <> pg_backend_pid()")
         self._drop_subscriptions()
         cluster.execute(f'DROP DATABASE IF EXISTS "{WORK_DATABASE}" WITH (FORCE)')
         now = self._snapshot_globals()
