@@ -5,7 +5,7 @@ PYTEST_ARGS ?= -n 2
 
 verify:  ## verify the shipped procedures against the latest console release; prints where the HTML report is
 	@scripts/bootstrap.sh ""
-	.venv/bin/consoleagent verify src/consoleagent/suite/documents --release 2026.09 --workers 2 --out verify-report \
+	.venv/bin/consoleagent verify src/consoleagent/consoles/stratus/suite/documents --release 2026.09 --workers 2 --out verify-report \
 		--evaluate --fail-on never
 
 demo:  ## start stratus with a seeded demo account; prints the console URL and the login
@@ -16,6 +16,7 @@ test:  ## run the whole test suite (API, console in headless Chromium, CLI, trai
 	@scripts/bootstrap.sh test,train
 	@scripts/pgadmin-setup.sh
 	.venv/bin/ruff check src tests bench
+	.venv/bin/lint-imports
 	.venv/bin/pytest $(PYTEST_ARGS)
 
 bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENCHMARKS.md)

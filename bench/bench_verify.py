@@ -44,7 +44,7 @@ def main() -> None:
     out = (args.out or Path(tempfile.mkdtemp(prefix="bench-verify-"))).resolve()
     keep = args.keep.resolve() if args.keep else None
     # Run from the repository root with a relative documents path: the reports name documents as given,
-    # so the kept summaries say src/consoleagent/suite/documents/..., not this machine's checkout.
+    # so the kept summaries say src/consoleagent/consoles/stratus/suite/documents/..., not this machine's checkout.
     os.chdir(ROOT)
     documents = DOCUMENTS_ROOT.relative_to(ROOT) if DOCUMENTS_ROOT.is_relative_to(ROOT) else DOCUMENTS_ROOT
     print(f"machine: {machine()}")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE_DOCS = ROOT / "src" / "consoleagent" / "suite" / "documents" / "stratus"
+SUITE_DOCS = ROOT / "src" / "consoleagent" / "consoles" / "stratus" / "suite" / "documents" / "stratus"
 NO_KEY = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "CONSOLEAGENT_API_KEY")}
 
 

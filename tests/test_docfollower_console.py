@@ -21,7 +21,7 @@ from consoleagent.documents import load_document
 from consoleagent.encoder import backend_name
 from consoleagent.policies.docfollower import DocFollowerPolicy
 
-STYLES = Path(__file__).parents[1] / "src" / "consoleagent" / "suite" / "documents" / "stratus" / "vpc" / "styles"
+STYLES = Path(__file__).parents[1] / "src" / "consoleagent" / "consoles" / "stratus" / "suite" / "documents" / "stratus" / "vpc" / "styles"
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from consoleagent.actions.parser import parse_action
 from consoleagent.encoder import backend_name
 from consoleagent.observation.types import Mark, Observation
-from consoleagent.policies.docfollow.instructions import instructions_from
+from consoleagent.documents.instructions import instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.docfollower import DocFollowerPolicy
 

@@ -12,7 +12,7 @@ from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.explore import Explorer, menu_bar, singular, terms
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
-from consoleagent.policies.docfollow.instructions import instructions_from
+from consoleagent.documents.instructions import instructions_from
 from consoleagent.policies.docfollower import DocFollowerPolicy
 
 GOAL = "In the database shop on the server Main, create a widget from small to large that uses the function w_make."
@@ -158,7 +158,7 @@ def test_values_the_goal_names_for_fields_a_page_only_describes() -> None:
 def test_grid_rows_are_added_only_for_what_the_goal_names() -> None:
     """"Click the *Add* icon (+) to add an option/value pair": only when the goal names an option; "... to
     assign additional security labels": never (an empty row makes the form invalid); other "Add" clicks stay."""
-    from consoleagent.policies.docfollow.instructions import optional_add
+    from consoleagent.policies.docfollow.optional_rows import optional_add
 
     def adds(text: str, goal: str) -> list[bool]:
         return [optional_add(i, goal) for i in instructions_from(text) if i.kind == "click"]

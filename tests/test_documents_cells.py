@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from consoleagent.documents import Table
-from consoleagent.documents.cells import interpret_cell
+from consoleagent.documents.cells import interpret_cell, table_fields, table_parameters
 
 
 @pytest.mark.parametrize(("cell", "example", "kind", "text"), [
@@ -52,16 +52,16 @@ def test_a_table_without_a_value_column_takes_instructions_from_the_description(
         ["**Security group**", "Select the security group of the application servers."],
         ["**Description**", "Leave this field empty."],
     ])
-    specs = table.parameters()
+    specs = table_parameters(table)
     assert [(s.label, s.value.kind if s.value else None, s.required) for s in specs] == [
         ("Name", None, False), ("Peak bandwidth", "literal", None), ("Security group", "instruction", None),
         ("Description", "empty", None)]
-    assert table.fields() == [("Peak bandwidth", "5")]
+    assert table_fields(table) == [("Peak bandwidth", "5")]
 
 
 def test_a_required_column_and_an_example_column() -> None:
     table = Table(["Parameter", "Required", "Example"], [["Name", "Yes", "web-01"], ["Tag", "No", "-"]])
-    specs = table.parameters()
+    specs = table_parameters(table)
     assert [(s.label, s.required, s.value.kind) for s in specs] == [  # type: ignore[union-attr]
         ("Name", True, "example"), ("Tag", False, "unspecified")]
-    assert table.fields() == [("Name", "web-01")]
+    assert table_fields(table) == [("Name", "web-01")]

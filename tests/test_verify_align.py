@@ -23,7 +23,8 @@ from consoleagent.documents.procedure import parse_procedure
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.suite.catalog import load_suite
 from consoleagent.trajectory.reader import Trajectory, read_trajectory
-from consoleagent.verify.align import align_run, relation
+from consoleagent.verify.align import relation
+from consoleagent.verify.aligner import align_run
 from consoleagent.verify.classify import normalize_kind
 from consoleagent.verify.fixes import Observed, propose_fix
 from consoleagent.verify.model import Discrepancy, Evidence, ProcedureReport, StepReport

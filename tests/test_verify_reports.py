@@ -17,7 +17,8 @@ from consoleagent.verify.model import VerifyReport
 from consoleagent.verify.report_junit import XSD_PATH, render_junit
 from consoleagent.verify.report_markdown import render_markdown
 from consoleagent.verify.reports import apply_reviews, write_reports
-from consoleagent.verify.review import ReviewStore, record_review, review_app
+from consoleagent.verify.review import ReviewStore, record_review
+from consoleagent.verify.review_server import review_app
 from tests.verify_fixtures import HOSTILE, build_report, build_report_dir
 
 DRIFT_ID = "ecs-instance-create#create-an-instance"

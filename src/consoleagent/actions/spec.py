@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 ParamType = Literal["id", "str", "int", "number", "direction", "kind"]
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
-DISCREPANCY_KINDS = (
-    "label_changed", "element_removed", "navigation_changed", "step_order_changed",
-    "field_added_required", "default_changed", "feature_removed", "outcome_mismatch",
-)
+# The one list of discrepancy kinds: a console release changelog's kinds, plus what only an outcome can show.
+# An agent reports these (report_discrepancy); verification adds env_error, which only the environment shows.
+ReportedKind = Literal["label_changed", "element_removed", "navigation_changed", "step_order_changed",
+                       "field_added_required", "default_changed", "feature_removed", "outcome_mismatch"]
+DISCREPANCY_KINDS: tuple[str, ...] = get_args(ReportedKind)
 
 
 @dataclass(frozen=True)

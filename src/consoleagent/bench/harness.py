@@ -24,7 +24,7 @@ import platform
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -45,24 +45,37 @@ class BenchConfigError(ValueError):
     pass
 
 
-@dataclass
-class BenchConfig:
-    results_dir: Path
+@dataclass(kw_only=True)
+class EpisodeSettings:
+    """How a run's episodes are played, whatever the run is for: the benchmark (``BenchConfig``) and
+    documentation verification (``verify.runner.VerifyConfig``) both extend it, so an option added here
+    reaches both."""
+
     policy: str = "oracle"
     policy_options: dict[str, Any] = field(default_factory=dict)
     runs: int = 3
     workers: int = 1
-    selector: str | None = None
     console: Any = "stratus"  # a backend name, a console YAML file, or a backend object (the caller starts and stops it)
     console_options: dict[str, Any] = field(default_factory=dict)  # for a named backend (stratus: url, admin_token, time_scale)
-    episode_timeout_s: float | None = None  # default: the longest task time limit + 120 s
     env_error_retries: int = 2
+    command: str | None = None
+
+
+def episode_settings(settings: EpisodeSettings) -> dict[str, Any]:
+    """The shared fields of any settings object, as keywords for another (a verification's BenchConfig)."""
+    return {f.name: getattr(settings, f.name) for f in fields(EpisodeSettings)}
+
+
+@dataclass
+class BenchConfig(EpisodeSettings):
+    results_dir: Path
+    selector: str | None = None
+    episode_timeout_s: float | None = None  # default: the longest task time limit + 120 s
     provisioning: bool = True
     price_table: PriceTable = field(default_factory=PriceTable)
     plots: bool = True
     screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
     with_documents: bool = True  # False: the policy gets each task's goal alone (verify's goal-directed attempts)
-    command: str | None = None
 
     @property
     def model(self) -> str | None:
@@ -112,6 +125,29 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
     ``on_record(record)`` sees each finished episode (ledger record); ``limit`` stops after that many
     new episodes (the rest run on the next call).
     """
+    records, console = run_missing(config, tasks, playwright=playwright, on_record=on_record, limit=limit)
+    directory = Path(config.results_dir)
+    meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
+            "selector": config.selector,
+            "policy": {"name": config.policy, "options": redact(config.policy_options)}, "model": config.model,
+            "runs": config.runs, "workers": config.workers, "provisioning": config.provisioning, "console": console,
+            "episode_timeout_s": _deadline(config, tasks), "env_error_retries": config.env_error_retries}
+    results = aggregate(records, tasks, config.runs, meta=meta, prices=config.price_table, model=config.model)
+    (directory / RESULTS_FILE).write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
+    from consoleagent.bench.report import write_reports
+
+    write_reports(results, directory, plots=config.plots)
+    return results
+
+
+def run_missing(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = None,
+                on_record: Callable[[dict[str, Any]], None] | None = None,
+                limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Run every episode of ``tasks`` × ``config.runs`` not yet in the ledger (at most ``limit`` new ones).
+
+    Returns the ledger's records (every finished episode of the run, resumed ones included: rule checks,
+    trajectory paths, timings) and the console as the results describe it. ``run_bench`` aggregates them
+    into results; verification aligns them with its documents."""
     if not tasks:
         raise BenchConfigError("no tasks selected")
     directory = Path(config.results_dir)
@@ -124,17 +160,7 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
     console = str(config.console) if isinstance(config.console, (str, Path)) else describe(config.console)
     if todo:
         console = _run(config, tasks, directory, todo, ledger, playwright, on_record)
-    meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
-            "selector": config.selector,
-            "policy": {"name": config.policy, "options": redact(config.policy_options)}, "model": config.model,
-            "runs": config.runs, "workers": config.workers, "provisioning": config.provisioning, "console": console,
-            "episode_timeout_s": _deadline(config, tasks), "env_error_retries": config.env_error_retries}
-    results = aggregate(ledger.results(), tasks, config.runs, meta=meta, prices=config.price_table, model=config.model)
-    (directory / RESULTS_FILE).write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
-    from consoleagent.bench.report import write_reports
-
-    write_reports(results, directory, plots=config.plots)
-    return results
+    return ledger.results(), console
 
 
 def _deadline(config: BenchConfig, tasks: list[TaskSpec]) -> float:

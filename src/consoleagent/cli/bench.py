@@ -8,8 +8,8 @@ from typing import Optional
 
 import typer
 
-from consoleagent.cli_tasks import SELECTOR_HELP
-from consoleagent.console_choice import CONSOLE_HELP, console_options, tasks_root
+from consoleagent.cli.tasks import SELECTOR_HELP
+from consoleagent.cli.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import err, error, out
 
@@ -72,7 +72,7 @@ def bench(
     from consoleagent.bench.pricing import PriceTable, PriceTableError
     from consoleagent.bench.report import PlottingUnavailable, cost_label
     from consoleagent.bench.results import is_env_error
-    from consoleagent.cli_tasks import load_selected
+    from consoleagent.cli.tasks import load_selected
 
     try:
         options = policy_options_of(policy, policy_option)

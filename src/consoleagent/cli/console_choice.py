@@ -12,7 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from consoleagent.consoles import DEFAULT_CONSOLE, is_console_file, state_file
+from consoleagent.terminal import error
 
 CONSOLE_HELP = ("The console: stratus (default), pgadmin, any console backend (consoleagent console list), "
                 "or a console YAML file (docs/formats.md, \"Console file\").")
@@ -68,3 +71,18 @@ def tasks_root(console: str, given: Path | None) -> Path:
     if root is None:
         raise ConsoleChoiceError(f"--console {console} ships no task files: pass --root (a folder of task files)")
     return root
+
+
+def check_release(release: str | None, *, stratus: bool) -> None:
+    """``--release``: only for stratus (exit 2 otherwise), and one of its releases (exit 2 naming them)."""
+    if release is None:
+        return
+    if not stratus:
+        error("--release picks a stratus console release; another console (--url without --admin-token) has its own")
+        raise typer.Exit(2)
+    from consoleagent.consoles import backend_class
+
+    RELEASES = backend_class("stratus").releases()  # noqa: N806
+    if release not in RELEASES:
+        error(f"unknown release {release!r}; stratus has {', '.join(RELEASES)}")
+        raise typer.Exit(2)

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from consoleagent.cli_tasks import SELECTOR_HELP
-from consoleagent.console_choice import CONSOLE_HELP
+from consoleagent.cli.tasks import SELECTOR_HELP
+from consoleagent.cli.console_choice import CONSOLE_HELP
 from consoleagent.policies.registry import policy_help
 
 out = Console()
@@ -35,8 +35,8 @@ def collect(
     """Collect teacher trajectories through the rollout lifecycle (the benchmark harness): the data for `consoleagent samples`."""
     from consoleagent.bench.harness import BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
-    from consoleagent.cli_tasks import console_root, load_selected
-    from consoleagent.console_choice import console_options
+    from consoleagent.cli.tasks import console_root, load_selected
+    from consoleagent.cli.console_choice import console_options
     from consoleagent.policies.registry import parse_option_pairs
     from consoleagent.training.collect import collect as run_collect
 
@@ -95,7 +95,7 @@ def samples(
                                "SFT records it beside the model, and the hf policy prompts with it."),
 ) -> None:
     """Filter a collection (task and step filters, with counts) and write single-step chat samples for SFT and GRPO."""
-    from consoleagent.cli_tasks import console_root, load_selected
+    from consoleagent.cli.tasks import console_root, load_selected
     from consoleagent.training.dataset import build_samples
     from consoleagent.policies.prompts import SYSTEM_PROMPTS, system_text
     from consoleagent.training.samples import write_samples

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from consoleagent.console_choice import CONSOLE_HELP
+from consoleagent.cli.console_choice import CONSOLE_HELP
 
 out = Console()
 err = Console(stderr=True)
@@ -32,7 +32,7 @@ def explore(
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
 ) -> None:
     """Propose tasks from a product's pages, perform them, keep those the audit log confirms."""
-    from consoleagent.console_choice import console_options
+    from consoleagent.cli.console_choice import console_options
     from consoleagent.consoles import resolve_backend
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.policies.registry import make_policy, parse_option_pairs

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from consoleagent.console_choice import CONSOLE_HELP
+from consoleagent.cli.console_choice import CONSOLE_HELP
 from consoleagent.suite import FAMILIES_ROOT, TASKS_ROOT
 
 tasks_app = typer.Typer(help="The task suite: list, validate, generate from families, check with the oracle.",
@@ -24,7 +24,7 @@ SELECTOR_HELP = ("Which tasks: id globs (vpc-create-*) and/or field=value filter
 
 def console_root(console: str, root: Path | None) -> Path:
     """The task folder: ``--root`` if given, else the console backend's own tasks."""
-    from consoleagent.console_choice import tasks_root
+    from consoleagent.cli.console_choice import tasks_root
 
     try:
         return tasks_root(console, root)
@@ -161,7 +161,7 @@ def tasks_check(
     from consoleagent.bench.harness import BenchConfig, run_bench
     from consoleagent.rewards.engine import Verdict
 
-    from consoleagent.console_choice import console_options
+    from consoleagent.cli.console_choice import console_options
 
     specs = load_selected(selector, console_root(console, root))
     directory = workdir or Path(tempfile.mkdtemp(prefix="consoleagent-check-"))

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from consoleagent.console_choice import CONSOLE_HELP, console_options
+from consoleagent.cli.console_choice import CONSOLE_HELP, console_options
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
@@ -76,7 +76,7 @@ def verify(
     """
     from consoleagent.bench.harness import BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
-    from consoleagent.cli_bench import policy_options_of
+    from consoleagent.cli.bench import policy_options_of
     from consoleagent.suite.catalog import SelectorError
     from consoleagent.tasks.spec import TaskFileError
     from consoleagent.verify.runner import VerifyConfig, VerifyConfigError, run_verify
@@ -224,7 +224,8 @@ def review(
 
     Judgements go to <dir>/reviews.jsonl and carry over to later reports of the same documents (the ids are
     stable); the reports then show the precision of confirmed defects."""
-    from consoleagent.verify.review import load_report, record_review, review_app
+    from consoleagent.verify.review import load_report, record_review
+    from consoleagent.verify.review_server import review_app
     from consoleagent.verify.runner import write_outputs
 
     report = load_report(report_dir)

@@ -144,3 +144,12 @@ def table_parameters(table: Table, source: str = "<doc>") -> list[FieldSpec]:
         specs.append(FieldSpec(label=label, value=value, description=description, required=required,
                                line=table.line, source=source))
     return specs
+
+
+
+def table_fields(table: Table) -> list[tuple[str, str]]:
+    """(field, value) pairs a person would type or select: literals, examples and defaults only.
+
+    Cells that are instructions ("Leave this field empty.", "Select the group of ...") or no value
+    ("-") are not values to type; they are in :func:`table_parameters` with their kind."""
+    return [(p.label, p.value.text) for p in table_parameters(table) if p.value is not None and p.value.typed]

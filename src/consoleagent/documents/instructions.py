@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import FIELD_PATTERNS, described_field
 from consoleagent.documents.labels import console_named
 from consoleagent.documents.model import FieldSpec
@@ -85,7 +86,7 @@ def instructions_from(step_text: str) -> list[Instruction]:
                 block.append(lines[i])
                 i += 1
             table = parse_pipe_table(block)
-            found += [ins for spec in (table.parameters() if table else []) if (ins := field_instruction(spec))]
+            found += [ins for spec in (table_parameters(table) if table else []) if (ins := field_instruction(spec))]
             continue
         if line and not line.startswith(">"):
             for sentence in _SENTENCE_END.split(_SUBSTEP.sub("", line)):
@@ -98,33 +99,6 @@ def instructions_from(step_text: str) -> list[Instruction]:
                 found += got
         i += 1
     return found + deferred
-
-
-_ADD_PURPOSE = re.compile(r"\bto\s+(?:add|assign|specify|define|create|provide)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
-                          r"(?:\s+(?:for|to|in|on|that|which)\b|[.;:,]|$)", re.I)
-_ADD_EVERY = re.compile(r"\b(?:additional|another|each)\b", re.I)
-_ADD_GENERIC = {"set", "pair", "row", "entry", "item", "value", "one", "new", "list", "selection", "icon"}
-
-
-def optional_add(ins: Instruction, goal: str) -> bool:
-    """Whether an "Add" click adds a row to a grid the goal has nothing for: "Click the *Add* icon (+) to assign
-    additional security labels" (more rows: never needed for one goal), "Click the *Add* icon (+) to add an
-    option/value pair" when the goal names no option. A person adds rows only for what they must enter; an
-    empty row makes many forms invalid. Only the bare "Add" of a grid (an icon, "each", "additional")."""
-    if ins.kind != "click" or ins.target.strip().casefold() != "add":
-        return False
-    sentence = ins.sentence or ins.text
-    if not re.search(r"\bicon\b|\(\+\)", sentence, re.I) and not _ADD_EVERY.search(sentence):
-        return False
-    if _ADD_EVERY.search(sentence):
-        return True
-    purpose = _ADD_PURPOSE.search(sentence)
-    if purpose is None:
-        return False
-    from consoleagent.policies.docfollow.explore import terms
-
-    wanted = terms(purpose.group("what")) - _ADD_GENERIC
-    return bool(wanted) and not (wanted & terms(goal))
 
 
 def line_instructions(line: str) -> list[Instruction]:

@@ -31,6 +31,9 @@ MAX_LABEL_WORDS = 8
 MAX_PATH_PART_WORDS = 5
 _PROSE_WORD = re.compile(r"\b(?:is|are|was|were|when|if|than|then|because|means)\b", re.I)
 MAX_LABEL_CHARS = 80
+# How a document's label and a console's name are compared (the agents and verification alike):
+MAX_ADDED_WORDS = 3  # "Add Rule" → "Add Security Group Rule" is still the same control, renamed
+FUZZY_RATIO = 0.8  # difflib ratio above which two labels are one label, misspelt or reworded slightly
 
 # Quoted text right after a UI verb, or right before a control noun, is a label: click "OK", the "Name" field.
 _QUOTED_AFTER_VERB = re.compile(r"(?P<verb>\b(?:click|choose|select|press|tap|open|expand|go to)\s+(?:the\s+)?)"
@@ -38,6 +41,11 @@ _QUOTED_AFTER_VERB = re.compile(r"(?P<verb>\b(?:click|choose|select|press|tap|op
 _QUOTED_BEFORE_NOUN = re.compile(r"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"”'’\n]{1,80})[\"”'’](?=\s+(?:field|button|tab|page|"
                                  r"dialog|dialog box|box|menu|check ?box|column|section|link|option|list|drop-down|switch|"
                                  r"text box|panel|pane|icon|toggle)\b)", re.I)
+
+
+def normalize(text: str) -> str:
+    """Casefold, punctuation to spaces, whitespace collapsed: how labels are compared."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
 def strip_markup(text: str) -> str:

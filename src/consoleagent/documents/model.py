@@ -72,24 +72,11 @@ class FieldSpec:
 
 @dataclass
 class Table:
-    """A table; cells keep UI labels as ``**X**``."""
+    """A table; cells keep UI labels as ``**X**``. Its rows read as fields: ``cells.table_parameters``."""
 
     header: list[str]
     rows: list[list[str]]
     line: int = 0
-
-    def parameters(self) -> list[FieldSpec]:
-        """Every row of a parameter table as a field with its interpreted value (see ``cells``)."""
-        from consoleagent.documents.cells import table_parameters
-
-        return table_parameters(self)
-
-    def fields(self) -> list[tuple[str, str]]:
-        """(field, value) pairs a person would type or select: literals, examples and defaults only.
-
-        Cells that are instructions ("Leave this field empty.", "Select the group of ...") or no value
-        ("-") are not values to type; they are in :meth:`parameters` with their kind."""
-        return [(p.label, p.value.text) for p in self.parameters() if p.value is not None and p.value.typed]
 
     def to_markdown(self) -> str:
         lines = ["| " + " | ".join(self.header) + " |", "| " + " | ".join("---" for _ in self.header) + " |"]

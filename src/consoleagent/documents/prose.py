@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from consoleagent.documents.blocks import Block, Item
+from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import described_field, group_label
 from consoleagent.documents.labels import bold, bold_labels, strip_markup
 from consoleagent.documents.model import FieldSpec, Step, Table, Value
@@ -246,12 +247,12 @@ def _table(walk: _Walk, table: Table, line: int) -> None:
     if walk.steps and not walk.steps[-1].synthesized and (walk.intro is None or walk.intro_used):
         walk.steps[-1].tables.append(table)
         reannotate(walk.steps[-1])
-    elif table.parameters():
+    elif table_parameters(table):
         text = walk.intro.text if walk.intro is not None else "Configure the parameters."
         step = _step(walk, text, walk.intro.line if walk.intro is not None else line, synthesized=walk.intro is None)
         step.tables.append(table)
         annotate(step)
-    walk.fills += len(table.parameters())
+    walk.fills += len(table_parameters(table))
     walk.intro = None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from consoleagent.documents.blocks import Block, Item
-from consoleagent.documents.cells import interpret_cell
+from consoleagent.documents.cells import interpret_cell, table_fields, table_parameters
 from consoleagent.documents.fields import described_field, sentence_fields, sentence_inputs
 from consoleagent.documents.labels import bold_labels, console_named, is_label_like, navigation_paths, strip_markup
 from consoleagent.documents.model import FieldSpec, Step
@@ -68,7 +68,7 @@ def annotate(step: Step) -> None:
     step.expected = expected_results(step.text)
     inputs = sentence_inputs(step.text, step.line, step.source)
     for table in step.tables:
-        inputs += [_sourced(spec, step.source) for spec in table.parameters()]
+        inputs += [_sourced(spec, step.source) for spec in table_parameters(table)]
     named = {spec.label.casefold() for spec in inputs}
     labelled = labelled_value(step.text, step.line, step.source)
     if labelled is not None and labelled.label.casefold() not in named:
@@ -80,7 +80,7 @@ def annotate(step: Step) -> None:
             named.add(spec.label.casefold())
             inputs.append(spec)
     step.inputs = inputs
-    step.fields = sentence_fields(step.text) + [pair for table in step.tables for pair in table.fields()]
+    step.fields = sentence_fields(step.text) + [pair for table in step.tables for pair in table_fields(table)]
     if labelled is not None and labelled.value is not None and labelled.value.typed \
             and all(f.casefold() != labelled.label.casefold() for f, _ in step.fields):
         step.fields.append((labelled.label, labelled.value.text))

@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from consoleagent.actions.spec import Action
+from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.goal_values import IDENTIFIER, SHAPES, GoalValues
 
-TEXT_ROLES = {"textbox", "searchbox", "spinbutton", "textarea"}
-CHOICE_ROLES = {"combobox", "listbox"}
-TOGGLE_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
 PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'
 MAX_VALUES = 16

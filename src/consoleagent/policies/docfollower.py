@@ -23,30 +23,27 @@ from typing import Literal
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
+from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
+from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.explore import Explorer
+from consoleagent.policies.docfollow.optional_rows import optional_add
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
-from consoleagent.policies.docfollow.instructions import Instruction, instructions_from, optional_add
+from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import GoalValues, choose_by_meaning, choose_option, goal_identifiers
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
-TEXT_ROLES = {"textbox", "searchbox", "spinbutton", "textarea"}
-CHOICE_ROLES = {"combobox", "listbox"}
-TOGGLE_ROLES = {"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"}
-FIELD_ROLES = TEXT_ROLES | CHOICE_ROLES | TOGGLE_ROLES | {"slider"}
 CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
 # The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
 NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
-MAX_ADDED_WORDS = 3  # "Add Rule" → "Add Security Group Rule" is still the same control, renamed
 TRUE_WORDS = {"yes", "on", "true", "enabled", "enable", "selected", "select", "checked", "check"}
 FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck"}
 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
 WAIT_SECONDS = 3
-FUZZY_RATIO = 0.8
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
@@ -56,11 +53,6 @@ _OPENS_DIALOG = re.compile(r"(?:\.\.\.|…)\s*$")
 
 
 # --- finding an element by its name -------------------------------------------------------------
-
-
-def normalize(text: str) -> str:
-    """Casefold, punctuation to spaces, whitespace collapsed: how labels are compared."""
-    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
 @dataclass

@@ -1,9 +1,11 @@
-"""The task suite shipped with consoleagent: documented procedures for stratus, task families and
-the task files generated from them. ``catalog`` finds and selects tasks; ``families`` renders them."""
+"""Task suites: ``catalog`` finds and selects tasks, ``families`` renders task files from families,
+``validation`` checks a suite (documents, discrepancies, splits, changelog coverage) and
+``backend_tasks`` a console backend's own task files.
 
-from pathlib import Path
+The default suite is stratus's, which its backend ships as data (``consoles/stratus/suite``); its
+folders are named here for the commands that default to it.
+"""
 
-SUITE_ROOT = Path(__file__).parent
-DOCUMENTS_ROOT = SUITE_ROOT / "documents"
-TASKS_ROOT = SUITE_ROOT / "tasks"
-FAMILIES_ROOT = SUITE_ROOT / "families"
+from consoleagent.consoles.stratus.suite import DOCUMENTS_ROOT, FAMILIES_ROOT, SUITE_ROOT, TASKS_ROOT
+
+__all__ = ["DOCUMENTS_ROOT", "FAMILIES_ROOT", "SUITE_ROOT", "TASKS_ROOT"]

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from consoleagent.documents.procedure import Procedure, Step, strip_markup
-from consoleagent.policies.docfollower import FIELD_ROLES, FUZZY_RATIO, MAX_ADDED_WORDS, instructions_from, normalize
+from consoleagent.documents.instructions import instructions_from
+from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
+from consoleagent.observation.roles import FIELD_ROLES
 from consoleagent.trajectory.reader import Trajectory
 from consoleagent.verify.model import Discrepancy, Input, LabelUse, StepReport
 
@@ -361,33 +363,6 @@ def off_path(mine: list[AgentAction], words: str, labels: list[str], reported_na
             if not documented(name, words, labels) and normalize(clean_name(name)) not in reported_names:
                 out.append(f"click {describe(action.element)}")
     return out
-
-
-# --- the run ------------------------------------------------------------------------------------
-
-
-def align_run(procedure: Procedure, trajectory: Trajectory, *, procedure_id: str, run: int,
-              report_dir: Path) -> RunAlignment:
-    """Align one run with the procedure: a StepReport per document step and the run's discrepancies
-    (the agent's reports, plus what the evidence makes certain), each with a proposed fix."""
-    from consoleagent.verify.classify import classify_run  # classify reads this module's types
-    from consoleagent.verify.fixes import observed_for, propose_fix
-
-    report_dir = Path(report_dir)
-    plans = [plan(step) for step in procedure.steps]
-    actions = digest(trajectory)
-    assign(actions, plans)
-    goal = str((trajectory.header.get("task") or {}).get("goal") or "")
-    context = AlignmentContext(procedure, trajectory, plans, actions, procedure_words(procedure), procedure_id, run,
-                               report_dir, goal_words=procedure_words(procedure, goal))
-    found, outcome_reports = classify_run(context)
-    steps = [step_report(context, i, found) for i in range(len(plans))]
-    for discrepancy in found:
-        if discrepancy.step is not None and discrepancy.kind not in ("outcome_mismatch", "env_error"):
-            observed = observed_for(context, discrepancy.step)
-            discrepancy.fix = propose_fix(procedure.steps[discrepancy.step - 1], discrepancy, observed,
-                                          run_names=context.provisioned_names)
-    return RunAlignment(steps=steps, discrepancies=found, outcome_reports=outcome_reports)
 
 
 @dataclass

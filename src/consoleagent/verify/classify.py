@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consoleagent.documents.procedure import bold_labels, strip_markup
-from consoleagent.policies.docfollower import FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES, normalize
+from consoleagent.documents.labels import normalize
+from consoleagent.observation.roles import FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.verify.align import (
     PAGE_CHANGING,
     AgentAction,

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from consoleagent.documents.procedure import Step, bold_labels, split_row, strip_markup
-from consoleagent.policies.docfollower import FIELD_ROLES, normalize
+from consoleagent.documents.labels import normalize
+from consoleagent.observation.roles import FIELD_ROLES
 from consoleagent.verify.align import AlignmentContext, action_value, clean_name, mentioned
 from consoleagent.verify.align import label_in
 from consoleagent.verify.model import Discrepancy, Fix

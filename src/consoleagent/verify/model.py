@@ -15,6 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from consoleagent.actions.spec import DISCREPANCY_KINDS as REPORTED_KINDS
+from consoleagent.actions.spec import ReportedKind
+
 SCHEMA_VERSION = 2  # 2: INCONCLUSIVE, and every verdict's reason (ProcedureReport.reason) and goal-directed attempts
 
 # PASS: the goal was reached as documented. DRIFT: reached, but the document is inaccurate. FAIL: the
@@ -24,12 +27,9 @@ SCHEMA_VERSION = 2  # 2: INCONCLUSIVE, and every verdict's reason (ProcedureRepo
 Verdict = Literal["PASS", "DRIFT", "FAIL", "INCONCLUSIVE", "ERROR"]
 VERDICTS: tuple[str, ...] = ("PASS", "DRIFT", "FAIL", "INCONCLUSIVE", "ERROR")
 
-# The release changelog's kinds, plus what only an outcome or the environment can show.
-DiscrepancyKind = Literal["label_changed", "element_removed", "navigation_changed", "step_order_changed",
-                          "field_added_required", "default_changed", "feature_removed", "outcome_mismatch", "env_error"]
-DISCREPANCY_KINDS: tuple[str, ...] = ("label_changed", "element_removed", "navigation_changed", "step_order_changed",
-                                      "field_added_required", "default_changed", "feature_removed", "outcome_mismatch",
-                                      "env_error")
+# What an agent can report (actions.spec holds the one list), plus what only the environment can show.
+DiscrepancyKind = Literal[ReportedKind, "env_error"]
+DISCREPANCY_KINDS: tuple[str, ...] = (*REPORTED_KINDS, "env_error")
 
 # agent: the agent reported it (report_discrepancy); alignment: inferred from what the agent did
 # against what the step says; outcome: the audit log lacks the expected effect; environment: env_error.

@@ -70,7 +70,7 @@ def write_html(report: VerifyReport, path: Path) -> Path:
 
 
 def render_review_page(report: VerifyReport, latest: dict[str, Review], files_prefix: str = "files/") -> str:
-    """The review page: every discrepancy with its evidence and Confirm / Reject buttons (served by review.review_app)."""
+    """The review page: every discrepancy with its evidence and Confirm / Reject buttons (served by review_server.review_app)."""
     items = discrepancies(report)
     docs = {p.id: d for d in report.documents for p in d.procedures}
     counted = precision([d.id for _, d in items], latest)

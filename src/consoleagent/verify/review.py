@@ -7,8 +7,7 @@ file is its own audit trail; the last judgement of a discrepancy id wins. Discre
 across runs of the same documents, so a judgement made on last night's report applies to tonight's.
 
 Two ways in: ``record_review`` (offline, ``consoleagent verify review DIR --confirm ID``) and the
-review page, a small FastAPI app (``review_app(report_dir)``) that lists every discrepancy with its
-screenshot, expected and observed text and proposed fix, with Confirm / Reject buttons.
+review page (``review_server.review_app(report_dir)``).
 """
 
 from __future__ import annotations
@@ -20,10 +19,8 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from consoleagent.verify.model import Discrepancy, ProcedureReport, VerifyReport
@@ -32,7 +29,6 @@ logger = logging.getLogger(__name__)
 
 REVIEWS_FILE = "reviews.jsonl"
 REPORT_FILE = "report.json"
-SERVED_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".html", ".jsonl"}
 REFERENCE_PRECISION = 0.91  # the reference system's share of reported defects that people confirmed
 
 Decision = Literal["confirmed", "rejected"]
@@ -157,14 +153,14 @@ def record_review(store_path: Path, discrepancy_id: str, decision: Decision, *, 
     if report is not None:
         known = {d.id: p.id for p, d in discrepancies(report)}
         if discrepancy_id not in known:
-            raise KeyError(f"{discrepancy_id!r} is not a discrepancy of this report{_suggest(discrepancy_id, list(known))}")
+            raise KeyError(f"{discrepancy_id!r} is not a discrepancy of this report{closest_id_hint(discrepancy_id, list(known))}")
         procedure_id = known[discrepancy_id]
     who = reviewer if reviewer is not None else os.environ.get("USER", "")
     review = Review(discrepancy_id=discrepancy_id, procedure_id=procedure_id, decision=decision, note=note, reviewer=who)
     return ReviewStore(store_path).append(review)
 
 
-def _suggest(wanted: str, known: list[str]) -> str:
+def closest_id_hint(wanted: str, known: list[str]) -> str:
     import difflib
 
     close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.5)
@@ -172,81 +168,3 @@ def _suggest(wanted: str, known: list[str]) -> str:
 
 
 # --- the review page ---------------------------------------------------------------------------
-
-
-class ReviewIn(BaseModel):
-    """What the page posts to /api/reviews."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    discrepancy_id: str = Field(min_length=1)
-    decision: Decision
-    note: str = Field(default="", max_length=4000)
-    reviewer: str = Field(default="", max_length=200)
-
-
-def review_app(report_dir: Path, on_review: Callable[[], None] | None = None) -> FastAPI:
-    """The review page for the report in ``report_dir`` (its report.json; judgements go to its reviews.jsonl).
-
-    The report is read once at start (it does not change under a finished run); the judgements are
-    re-read on every request, so an offline ``--confirm`` shows up on the next page load.
-    ``on_review`` is called after each stored judgement (the CLI re-renders the reports with it, so
-    report.html and summary.md show the new precision); its failure does not lose the judgement.
-    """
-    from consoleagent.verify.report_html import render_review_page
-
-    report_dir = Path(report_dir)
-    report = load_report(report_dir)
-    store = ReviewStore(report_dir / REVIEWS_FILE)
-    owners = {d.id: p.id for p, d in discrepancies(report)}
-    ids = list(owners)
-    app = FastAPI(title="consoleagent verify review", docs_url=None, redoc_url=None, openapi_url=None)
-
-    @app.get("/", response_class=HTMLResponse)
-    def page() -> str:
-        return render_review_page(report, store.latest(), files_prefix="files/")
-
-    @app.get("/api/discrepancies")
-    def listing() -> dict[str, Any]:
-        latest = store.latest()
-        items = [{"procedure_id": p.id, "procedure": p.title, "verdict": p.verdict, **d.model_dump(),
-                  "review": latest[d.id].model_dump() if d.id in latest else None} for p, d in discrepancies(report)]
-        return {"discrepancies": items, "precision": precision(ids, latest).to_dict()}
-
-    @app.get("/api/precision")
-    def current_precision() -> dict[str, Any]:
-        return precision(ids, store.latest()).to_dict()
-
-    @app.post("/api/reviews", dependencies=[Depends(_json_only)])
-    def post_review(body: ReviewIn) -> dict[str, Any]:
-        if body.discrepancy_id not in owners:
-            raise HTTPException(404, f"{body.discrepancy_id!r} is not a discrepancy of this report"
-                                     f"{_suggest(body.discrepancy_id, ids)}")
-        stored = store.append(Review(discrepancy_id=body.discrepancy_id, procedure_id=owners[body.discrepancy_id],
-                                     decision=body.decision, note=body.note, reviewer=body.reviewer))
-        if on_review is not None:
-            try:
-                on_review()
-            except Exception as exc:  # noqa: BLE001 - the judgement is stored; re-rendering is a convenience
-                logger.warning("re-rendering the reports after a review failed: %s", exc)
-        return {"review": stored.model_dump(), "precision": precision(ids, store.latest()).to_dict()}
-
-    root = report_dir.resolve()
-
-    @app.get("/files/{path:path}")
-    def report_file(path: str) -> FileResponse:
-        """Screenshots, trajectories and viewers of the report, and nothing else of its directory (the
-        episodes' world holds account databases that a browser has no business reading)."""
-        target = (root / path).resolve()
-        if target.suffix.lower() not in SERVED_SUFFIXES or not target.is_relative_to(root) or not target.is_file():
-            raise HTTPException(404, f"{path}: not a report file")
-        return FileResponse(target)
-
-    return app
-
-
-def _json_only(request: Request) -> None:
-    """Refuse a POST that is not JSON: a page of another site can send a form or text/plain to localhost
-    without asking, but not application/json (that needs a CORS preflight, which this app never grants)."""
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        raise HTTPException(415, "POST application/json")

@@ -27,6 +27,7 @@ from typing import Any
 
 from consoleagent.consoles.base import GroundTruth
 from consoleagent.verify.review import REPORT_FILE, load_report
+from consoleagent.bench.harness import EpisodeSettings
 from consoleagent.bench.results import is_env_error
 from consoleagent.verify.model import (VERDICTS, Attempt, Consistency, DocumentReport, ProcedureReport, Reason, RunInfo,
                                        RunReport, StepReport, Summary, VerifyReport)
@@ -43,23 +44,20 @@ class VerifyConfigError(ValueError):
     pass
 
 
-@dataclass
-class VerifyConfig:
+@dataclass(kw_only=True)
+class VerifyConfig(EpisodeSettings):
+    """What to verify and where the report goes; how the episodes are played is ``EpisodeSettings``
+    (policy, runs, workers, console, retries), shared with the benchmark."""
+
     documents: list[Path]
     out_dir: Path = Path("verify-report")
     release: str | None = None  # default: the console's latest release
     policy: str = "docfollower"
-    policy_options: dict[str, Any] = field(default_factory=dict)
     runs: int = 1
-    workers: int = 1
     tasks: str | None = None  # a task selector restricting which suite tasks may supply goals
     tasks_root: Path | None = None  # a folder of task files (default: the shipped suite)
-    console: str = "stratus"  # the console backend (consoleagent.consoles) or a console YAML file
-    console_options: dict[str, Any] = field(default_factory=dict)  # its backend's options (stratus: url, admin_token, time_scale)
-    env_error_retries: int = 2
     max_steps: int | None = None
     junit: Path | None = None
-    command: str | None = None
     # A goal-directed agent that tries, without the document, each procedure the documented path did not
     # complete: reached, the document is wrong (DRIFT, its path the fix); not reached, INCONCLUSIVE.
     attempt_policy: str | None = None
@@ -181,17 +179,14 @@ def _run_episodes(config: VerifyConfig, targets: list[Target], directory: Path, 
                   on_record: Callable[[dict[str, Any]], None] | None, attempt: bool = False) -> dict[str, dict[str, Any]]:
     """The targets' episodes on the benchmark harness, by key; ``attempt``: one goal-directed run each
     with the attempt policy and no document."""
-    from consoleagent.bench.harness import LEDGER_FILE, BenchConfig, run_bench
-    from consoleagent.rollout.ledger import RunLedger
+    from consoleagent.bench.harness import BenchConfig, episode_settings, run_missing
 
-    bench = BenchConfig(results_dir=directory, policy=config.attempt_policy if attempt else config.policy,  # type: ignore[arg-type]
-                        policy_options=config.attempt_options if attempt else config.policy_options,
-                        runs=1 if attempt else config.runs, workers=config.workers, console=config.console,
-                        console_options=config.console_options,
-                        env_error_retries=config.env_error_retries, plots=False,
-                        screenshots=True, with_documents=not attempt, command=config.command)
-    run_bench(bench, [t.spec for t in targets], playwright=playwright, on_record=on_record)
-    return {r["key"]: r for r in RunLedger(directory / LEDGER_FILE).results()}  # the raw records: checks, trajectories
+    settings = episode_settings(config)
+    if attempt:
+        settings.update(policy=config.attempt_policy, policy_options=config.attempt_options, runs=1)
+    bench = BenchConfig(results_dir=directory, **settings, plots=False, screenshots=True, with_documents=not attempt)
+    records, _ = run_missing(bench, [t.spec for t in targets], playwright=playwright, on_record=on_record)
+    return {r["key"]: r for r in records}  # the raw records: rule checks, trajectories
 
 
 def needs_attempt(target: Target, records: dict[str, dict[str, Any]], runs: int) -> bool:
@@ -342,7 +337,7 @@ def _in_words(step: dict[str, Any]) -> str:
 
 def _align(target: Target, record: dict[str, Any], index: int, out_dir: Path) -> tuple[list[StepReport], list[Any]]:
     from consoleagent.trajectory.reader import TrajectoryFormatError, read_trajectory
-    from consoleagent.verify.align import align_run
+    from consoleagent.verify.aligner import align_run
 
     path = record.get("trajectory")
     if not path or not Path(path).exists():

@@ -84,6 +84,10 @@ class DigestSigner:
     def verifies(self, document_json: str, signature: str) -> bool:
         return hmac.compare_digest(self.sign(document_json), signature)
 
+    def sign_if_due(self, db: Session, head_seq: int, head_hash: str, now: datetime) -> AuditDigest | None:
+        """``sign_if_due`` with this signer: what ``trail.append`` calls inside the record's transaction."""
+        return sign_if_due(db, self, head_seq, head_hash, now)
+
 
 # --- the key ------------------------------------------------------------------------------------
 

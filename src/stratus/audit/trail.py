@@ -228,10 +228,8 @@ def append(db: Session, draft: EventDraft, *, event_id: str, request_id: str, ev
     db.add(AuditEvent(**columns, hash=digest))
     head.seq += 1
     head.hash = digest
-    if signer is not None:
-        from stratus.audit.digests import sign_if_due
-
-        sign_if_due(db, signer, head.seq, head.hash, event_time)
+    if signer is not None:  # the signer is digests' (this module is below it: digests chain over its records)
+        signer.sign_if_due(db, head.seq, head.hash, event_time)
     return record
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -29,7 +29,9 @@ from stratus.core.identity import Account, ConsoleSession, attempt_login, princi
 from stratus.core.wallclock import security_now
 from stratus.core.regions import DEFAULT_REGION, REGION_BY_ID
 from stratus.releases import catalog
-from stratus.runtime import Runtime
+
+if TYPE_CHECKING:  # runtime imports every product, whose consoles import this module
+    from stratus.runtime import Runtime
 
 router = APIRouter(include_in_schema=False)
 

@@ -207,13 +207,13 @@ class StratusBackend:
 
     @property
     def tasks_root(self) -> Path:
-        from consoleagent.suite import TASKS_ROOT
+        from consoleagent.consoles.stratus.suite import TASKS_ROOT
 
         return TASKS_ROOT
 
     @property
     def documents_root(self) -> Path:
-        from consoleagent.suite import DOCUMENTS_ROOT
+        from consoleagent.consoles.stratus.suite import DOCUMENTS_ROOT
 
         return DOCUMENTS_ROOT
 
