@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepare a machine for the pgAdmin console backend and its tests (tests/test_pgadmin*.py):
+# Prepare a machine for the pgAdmin console backend and its tests (tests/consoleagent/consoles/pgadmin/):
 # the Debian packages PostgreSQL 15 + pgaudit + contrib, and pgAdmin 4 (pinned, in its own cached
 # virtual environment, as `consoleagent console up pgadmin` would install it on first use).
 # Idempotent; prints how long the pgAdmin install took. Usage: scripts/pgadmin-setup.sh [PYTHON]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start a local PostgreSQL (Debian's package) with an empty test database and print its URL,
-# for tests/test_postgres.py: STRATUS_TEST_POSTGRES_URL=$(scripts/test-postgres.sh)
+# for tests/stratus/core/test_postgres.py: STRATUS_TEST_POSTGRES_URL=$(scripts/test-postgres.sh)
 set -euo pipefail
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 if ! command -v pg_ctlcluster >/dev/null || [ -z "$(ls /etc/postgresql 2>/dev/null)" ]; then

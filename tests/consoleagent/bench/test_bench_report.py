@@ -1,0 +1,143 @@
+"""The benchmark's outputs: the results document's fields, the Markdown report, the PNG plots, the
+comparison of two results, and the command-line help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from consoleagent.bench.compare import compare
+from consoleagent.bench.report import PLOT_BY_PRODUCT, PLOT_VS_COST, markdown, write_reports
+from consoleagent.bench.results import aggregate
+from consoleagent.cli import app
+from tests.consoleagent.bench.test_bench_results import META, record, synthetic, task
+
+PNG = b"\x89PNG\r\n\x1a\n"
+NUMBER = {"type": ["number", "null"]}
+GROUP = {
+    "type": "object",
+    "required": ["tasks", "episodes", "scored", "passed", "pass1", "pass_at_k", "env_errors", "avg_steps", "avg_seconds",
+                 "cost", "failures"],
+    "properties": {
+        "pass1": {"type": "object", "required": ["mean", "std", "per_run"],
+                  "properties": {"mean": NUMBER, "std": NUMBER, "per_run": {"type": "array", "items": {"type": "number"}}}},
+        "pass_at_k": {"type": "object", "additionalProperties": NUMBER},
+        "env_errors": {"type": "object", "required": ["episodes", "retried_attempts", "by_phase"]},
+        "cost": {"type": "object", "required": ["usd_per_task", "usd_total", "prompt_tokens_per_task",
+                                                "completion_tokens_per_task", "policy_seconds_per_task"]},
+        "failures": {"type": "object", "required": ["provisioning_gap", "ui_interaction", "agent_decision"]},
+    },
+}
+# The fields docs/formats.md ("Benchmark results") documents.
+SCHEMA = {
+    "type": "object",
+    "required": ["format", "format_version", "created_at", "policy", "model", "runs", "workers", "provisioning", "price",
+                 "complete", "summary", "by_product", "by_difficulty", "tasks", "episodes"],
+    "properties": {
+        "format": {"const": "consoleagent-bench-results"},
+        "format_version": {"const": 1},
+        "policy": {"type": "object", "required": ["name", "options"]},
+        "summary": GROUP,
+        "by_product": {"type": "object", "additionalProperties": GROUP},
+        "by_difficulty": {"type": "object", "additionalProperties": GROUP},
+        "tasks": {"type": "array", "items": {"type": "object", "required": [
+            "id", "product", "difficulty", "split", "release", "episodes", "scored", "passed", "pass1", "env_errors", "failures"]}},
+        "episodes": {"type": "array", "items": {"type": "object", "required": [
+            "key", "task", "run", "product", "difficulty", "status", "reward", "passed", "env_error", "policy_error",
+            "failure_phase", "cause", "attempts", "env_error_attempts", "steps", "seconds", "prompt_tokens",
+            "completion_tokens", "policy_seconds", "cost_usd", "failure", "trajectory"],
+            "properties": {"failure": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["class", "reason"],
+                           "properties": {"class": {"enum": ["provisioning_gap", "ui_interaction", "agent_decision"]}}}]}}}},
+    },
+}
+FULL_META = {**META, "created_at": "2026-11-21T00:00:00Z", "command": "consoleagent bench -p llm", "machine": "test",
+             "selector": None, "model": "gpt-4o", "workers": 2, "provisioning": True}
+
+
+def results_of(records: list[dict[str, Any]], tasks: Any, **meta: Any) -> dict[str, Any]:
+    return aggregate(records, tasks, 3, meta={**FULL_META, **meta}, model="gpt-4o")
+
+
+def test_results_document_report_and_plots(tmp_path: Path) -> None:
+    tasks, records = synthetic()
+    results = results_of(records, tasks)
+    jsonschema.validate(json.loads(json.dumps(results)), SCHEMA)
+    written = write_reports(results, tmp_path)
+    assert [p.name for p in written] == ["results.md", PLOT_BY_PRODUCT, PLOT_VS_COST]
+    for name in (PLOT_BY_PRODUCT, PLOT_VS_COST):
+        data = (tmp_path / name).read_bytes()
+        assert data.startswith(PNG) and len(data) > 2000
+    text = (tmp_path / "results.md").read_text()
+    assert "| **all** | 3 | 9 | 77.8 ± 19.2% | 100.0% | 100.0% | 1 |" in text
+    assert "| product ecs |" in text and "| difficulty hard |" in text
+    assert "## Failure taxonomy" in text and "vpc-b#1 | agent_decision" in text
+    assert "prepare 4" in text  # environment errors by phase
+    assert "$0.0062" in text  # cost per task in dollars for a priced model
+
+
+def test_markdown_without_plots_and_with_local_costs(tmp_path: Path) -> None:
+    tasks, records = synthetic()
+    results = aggregate(records, tasks, 3, meta={**FULL_META, "model": None}, model=None)
+    written = write_reports(results, tmp_path, plots=False)
+    assert [p.name for p in written] == ["results.md"]
+    assert "policy-s" in markdown(results)
+
+
+def test_compare_two_results_paired_by_task(tmp_path: Path) -> None:
+    tasks = [task(f"vpc-{i:02d}") for i in range(12)] + [task(f"ecs-{i:02d}", product="ecs") for i in range(8)]
+    a_records, b_records = [], []
+    for index, spec in enumerate(tasks):
+        for run in range(3):
+            a_records.append(record(f"{spec.id}#{run}", reward=1.0 if (index + run) % 3 == 0 else 0.0))
+            # B passes every vpc task and the ecs tasks A passes
+            better = spec.product == "vpc" or (index + run) % 3 == 0
+            b_records.append(record(f"{spec.id}#{run}", reward=1.0 if better else 0.0))
+    a, b = results_of(a_records, tasks), results_of(b_records, tasks + [task("only-b")])
+    comparison = compare(a, b, resamples=2000, seed=1)
+    overall, by_ecs, by_vpc = comparison["groups"]
+    assert overall["group"] == "all" and overall["tasks"] == 20
+    assert overall["difference"]["estimate"] == pytest.approx(b["summary"]["pass_at_k"]["1"] - a["summary"]["pass_at_k"]["1"])
+    assert overall["difference"]["excludes_zero"] and overall["difference"]["low"] > 0
+    assert by_ecs["group"] == "product ecs" and by_ecs["difference"]["estimate"] == 0.0
+    assert by_vpc["difference"]["estimate"] == pytest.approx(2 / 3)
+    assert comparison == compare(a, b, resamples=2000, seed=1)  # deterministic
+
+    # the command: directories or files, a Markdown table, JSON on request
+    for name, data in (("a", a), ("b", b)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(data))
+    runner = CliRunner()
+    shown = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b" / "results.json"), "--resamples", "500",
+                                "--output", str(tmp_path / "cmp.md")])
+    assert shown.exit_code == 0, shown.output
+    assert "| all | 20 |" in shown.output and "Δ (B − A)" in shown.output and "95% CI" in shown.output
+    assert (tmp_path / "cmp.md").read_text().startswith("A: llm")
+    as_json = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json", "--resamples", "500"])
+    assert json.loads(as_json.output)["groups"][0]["tasks"] == 20
+    missing = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path)])
+    assert missing.exit_code == 2
+
+
+def test_bench_and_compare_help_explain_themselves() -> None:
+    runner = CliRunner(env={"COLUMNS": "250"})  # wide enough that Rich does not elide cells
+    bench_help = runner.invoke(app, ["bench", "--help"]).output
+    for phrase in ("--policy", "--tasks", "--runs", "--workers", "resume", "--policy-option", "--price-table",
+                   "--episode-timeout", "--no-provisioning", "pass@1", "failure"):
+        assert phrase in bench_help, phrase
+    compare_help = runner.invoke(app, ["compare", "--help"]).output
+    assert "paired" in compare_help and "bootstrap" in compare_help and "B − A" in compare_help
+
+
+def test_bench_refuses_bad_options(tmp_path: Path) -> None:
+    runner = CliRunner()
+    unknown = runner.invoke(app, ["bench", "-p", "nosuch", "-o", str(tmp_path / "x")])
+    assert unknown.exit_code == 2 and "oracle" in unknown.output
+    bad_option = runner.invoke(app, ["bench", "-p", "docfollower", "-O", "nosuch=1", "-o", str(tmp_path / "x")])
+    assert bad_option.exit_code == 2 and "no option" in bad_option.output
+    no_tasks = runner.invoke(app, ["bench", "-p", "oracle", "-t", "no-such-task-*", "-o", str(tmp_path / "x")])
+    assert no_tasks.exit_code == 2 and "selects none" in no_tasks.output

@@ -1,0 +1,349 @@
+"""The documentation-following baseline: unit tests on synthetic observations (lists of marks and
+page text), then end to end in the real stratus console (headless Chromium), on the base release
+the document was written for and on a later release where the console drifted from it.
+"""
+
+from __future__ import annotations
+
+from tests import FIXTURES
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consoleagent.actions.parser import parse_action
+from consoleagent.documents import load_procedure
+from consoleagent.observation.types import Mark, Observation
+from consoleagent.policies.docfollower import DocFollowerPolicy, find_mark, instructions_from
+
+DOCS = FIXTURES / "docs"
+
+
+def page(url: str, marks: list[Mark], text: str = "", error: str | None = None) -> Observation:
+    return Observation(url=f"http://console.test{url}", title=url, text=text or "\n".join(
+        f'[{m.id}] {m.role} "{m.name}"' for m in marks), marks=marks, last_error=error)
+
+
+def nav(start: int = 1) -> list[Mark]:
+    return [Mark(start, "link", "Overview"), Mark(start + 1, "button", "VPC", states=["expanded"]),
+            Mark(start + 2, "link", "VPCs"), Mark(start + 3, "link", "vSwitches")]
+
+
+def follower(steps: list[str]) -> DocFollowerPolicy:
+    policy = DocFollowerPolicy()
+    policy.reset("goal", steps)
+    return policy
+
+
+def test_instructions_in_document_order() -> None:
+    text = ("In the **Name** field, enter **web-01**, select **vpc-1** from the **VPC** drop-down list, "
+            "select the **Auto-renew** check box, and click **OK**.\n"
+            "> Note: do not click **Delete**.")
+    got = [(i.kind, i.target, i.value) for i in instructions_from(text)]
+    assert got == [("fill", "Name", "web-01"), ("select", "VPC", "vpc-1"), ("check", "Auto-renew", ""),
+                   ("click", "OK", "")]
+    assert [(i.kind, i.path) for i in instructions_from("Choose **Network** > **VPCs** > **Route tables**.")] == \
+        [("navigate", ["Network", "VPCs", "Route tables"])]
+    assert [(i.kind, i.target, i.value) for i in instructions_from("Set **Bandwidth** to **5 Mbps**. Enter **x** "
+                                                                   "in the **Tag** box.")] == \
+        [("fill", "Bandwidth", "5 Mbps"), ("fill", "Tag", "x")]
+    assert [(i.kind, i.target) for i in instructions_from("Log on to the VPC console.")] == [("console", "VPC")]
+    wait = instructions_from("Wait until the status of the instance is **Running**.")
+    assert [(i.kind, i.target) for i in wait] == [("wait_for", "Running")]
+
+
+def test_follows_the_create_vpc_document() -> None:
+    steps = load_procedure(str(DOCS / "create_vpc.md")).step_texts()
+    policy = follower(steps)
+
+    overview = page("/vpc", nav() + [Mark(9, "link", "Create VPC", in_viewport=False)])
+    d = policy.act(overview)
+    assert (d.action, d.document_step) == ("click(3)", 2)  # step 1 ("Log on") needs no action
+
+    vpcs = page("/vpc/vpcs", nav(10) + [Mark(20, "link", "Create VPC"), Mark(21, "link", "Create VPC"),
+                                        Mark(22, "combobox", "Region", tag="select", value="China (Hangzhou)")])
+    d = policy.act(vpcs)
+    assert (d.action, d.document_step) == ("click(20)", 4)  # step 3 has no bold control to act on
+
+    form = page("/vpc/vpcs/create", nav(40) + [
+        Mark(50, "textbox", "Name", tag="input"),
+        Mark(51, "combobox", "IPv4 CIDR block", tag="select", value="192.168.0.0/16"),
+        Mark(52, "textbox", "CIDR block", tag="input", value="192.168.0.0/16", states=["readonly"]),
+        Mark(53, "textbox", "Description", tag="textarea"),
+        Mark(54, "checkbox", "Create a vSwitch at the same time"),
+        Mark(55, "link", "Cancel"), Mark(56, "button", "OK")])
+    assert policy.act(form).action == 'type(50, "doc-vpc-01")'
+    d = policy.act(form)  # the CIDR block already has the documented value: nothing to do for it
+    assert (d.action, d.document_step) == ('type(53, "Created from the documentation")', 5)
+    d = policy.act(form)
+    assert (d.action, d.document_step) == ("click(56)", 6)
+
+    creating = page("/vpc/vpcs/vpc-1", [Mark(60, "button", "Refresh")], text="# doc-vpc-01\nStatus: Creating")
+    d = policy.act(creating)
+    assert (d.action, d.document_step) == ("wait(3)", 7)
+    available = page("/vpc/vpcs/vpc-1", [Mark(60, "button", "Refresh")], text="# doc-vpc-01\nStatus: Available")
+    d = policy.act(available)
+    assert d.action == 'task_complete("followed all 7 steps")'
+    for decision_text in ('type(50, "doc-vpc-01")', "wait(3)", d.action):
+        parse_action(decision_text)  # every action it writes is valid DSL
+
+
+def test_close_label_is_reported_then_used() -> None:
+    policy = follower(["On the VPCs page, click **Create VPC**."])
+    obs = page("/vpc/vpcs", [Mark(1, "link", "VPCs"), Mark(7, "button", "Create a VPC")])
+    d = policy.act(obs)
+    assert d.action == 'report_discrepancy(1, "label_changed", "Create VPC", "Create a VPC")'
+    parse_action(d.action)
+    assert policy.act(obs).action == "click(7)"
+    assert policy.act(obs).action == 'task_complete("followed all 1 steps")'
+
+
+def test_missing_element_scrolls_once_then_reports_and_carries_on() -> None:
+    policy = follower(["Click **Batch Delete**.", "Click **Refresh**."])
+    obs = page("/vpc/vpcs", [Mark(1, "button", "Refresh"), Mark(2, "button", "Delete")])
+    assert policy.act(obs).action == 'scroll("down")'
+    d = policy.act(obs)
+    assert d.action.startswith('report_discrepancy(1, "element_removed", "an element named \'Batch Delete\'"')
+    assert "/vpc/vpcs" in d.action
+    assert policy.act(obs).action == "click(1)"
+    assert policy.act(obs).document_step == 2
+
+
+def test_navigation_path_opens_collapsed_groups_and_skips_open_ones() -> None:
+    policy = follower(["In the left-side navigation pane, choose **Network** > **Route tables**."])
+    collapsed = page("/vpc", [Mark(1, "button", "Network", states=[]), Mark(2, "link", "Overview")])
+    assert policy.act(collapsed).action == "click(1)"
+    opened = page("/vpc", [Mark(1, "button", "Network", states=["expanded"]), Mark(4, "link", "Route tables")])
+    assert policy.act(opened).action == "click(4)"
+    assert policy.act(opened).action.startswith("task_complete")
+
+    # The last label is on screen already: clicking the group first would close it.
+    policy = follower(["Choose **VPC** > **VPCs**."])
+    assert policy.act(page("/vpc", nav())).action == "click(3)"
+
+
+def test_navigation_path_missing_reports_navigation_changed() -> None:
+    policy = follower(["Choose **Network** > **Routes**."])
+    obs = page("/vpc", [Mark(1, "link", "Overview")])
+    assert policy.act(obs).action == 'scroll("down")'
+    assert policy.act(obs).action.startswith('report_discrepancy(1, "navigation_changed", '
+                                             '"an element named \'Network > Routes\'"')
+
+
+def test_select_type_check_by_role() -> None:
+    steps = ["Select **10.0.0.0/8** from the **IPv4 CIDR block** drop-down list.",
+             "In the **Zone** field, enter **Zone B**.",
+             "Select the **Create a vSwitch at the same time** check box.",
+             "Set **Auto renewal** to **No**.",
+             "Set **Billing method** to **Subscription**."]
+    policy = follower(steps)
+    obs = page("/form", [Mark(1, "combobox", "IPv4 CIDR block", tag="select", value="192.168.0.0/16"),
+                         Mark(2, "combobox", "Zone", tag="input"),
+                         Mark(3, "checkbox", "Create a vSwitch at the same time"),
+                         Mark(4, "switch", "Auto renewal", states=["checked"]),
+                         Mark(5, "radio", "Pay-as-you-go", states=["checked"]), Mark(6, "radio", "Subscription")])
+    assert policy.act(obs).action == 'select(1, "10.0.0.0/8")'
+    assert policy.act(obs).action == 'type(2, "Zone B")'  # an editable combobox takes text
+    assert policy.act(obs).action == "check(3)"
+    assert policy.act(obs).action == "uncheck(4)"
+    assert policy.act(obs).action == "check(6)"  # a radio group: the option is the mark
+
+
+def test_already_checked_box_needs_no_action() -> None:
+    policy = follower(["Select the **Agree** check box.", "Click **OK**."])
+    obs = page("/form", [Mark(1, "checkbox", "Agree", states=["checked"]), Mark(2, "button", "OK")])
+    assert policy.act(obs).action == "click(2)"
+
+
+def test_failed_action_retried_once_then_unachievable() -> None:
+    policy = follower(["Click **OK**.", "Click **Done**."])
+    assert policy.act(page("/a", [Mark(1, "button", "OK")])).action == "click(1)"
+    # The page changed: the retry finds the element again under its new id.
+    retry = policy.act(page("/a", [Mark(8, "button", "OK")], error="[1] is covered by a dialog"))
+    assert (retry.action, retry.document_step) == ("click(8)", 1)
+    d = policy.act(page("/a", [Mark(8, "button", "OK")], error="[8] is covered by a dialog"))
+    assert d.action.startswith('task_unachievable("step 1: click \'OK\' failed twice: [8] is covered')
+
+
+def test_wait_is_bounded() -> None:
+    policy = DocFollowerPolicy(max_waits=2)
+    policy.reset("goal", ["Wait until the status is **Running**."])
+    obs = page("/ecs/i-1", [Mark(1, "button", "Refresh")], text="Status: Starting")
+    assert [policy.act(obs).action for _ in range(2)] == ["wait(3)", "wait(3)"]
+    d = policy.act(obs)
+    assert d.action == 'report_discrepancy(1, "outcome_mismatch", "the page shows \'Running\'", ' \
+                       '"not shown after waiting 6 s")'
+    assert policy.act(obs).action.startswith("task_complete")
+
+
+def test_no_document_is_unachievable() -> None:
+    policy = follower([])
+    assert policy.act(page("/", [])).action.startswith("task_unachievable(")
+
+
+def test_document_taken_from_the_observation() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("goal")
+    obs = page("/", [Mark(3, "button", "Go")])
+    obs.document = ["Click **Go**."]
+    assert policy.act(obs).action == "click(3)"
+
+
+def test_find_mark_preferences() -> None:
+    marks = [Mark(1, "button", "OK", states=["disabled"]), Mark(2, "button", "OK", in_viewport=False),
+             Mark(3, "button", "OK", context="Delete VPC dialog"), Mark(4, "button", "OK", context="Create VPC form"),
+             Mark(5, "link", "Virtual Private Cloud Isolated private networks")]
+    assert find_mark("OK", marks, hint="On the Create VPC page, click OK.").mark.id == 4
+    assert find_mark("OK", marks).mark.id == 3  # enabled, visible, first in document order
+    prefix = find_mark("Virtual Private Cloud", marks)
+    assert (prefix.mark.id, prefix.quality) == (5, "prefix")
+    assert find_mark("Submit", marks) is None
+    assert find_mark("ok!", [Mark(9, "button", "Ok")]).quality == "exact"  # case and punctuation do not matter
+
+
+def test_failed_menu_click_is_retried_from_the_same_label() -> None:
+    policy = follower(["Choose **Network** > **Route tables**."])
+    assert policy.act(page("/vpc", [Mark(1, "button", "Network")])).action == "click(1)"
+    retry = policy.act(page("/vpc", [Mark(2, "button", "Network")], error="[1] is hidden"))
+    assert retry.action == "click(2)"
+    assert policy.act(page("/vpc", [Mark(2, "button", "Network", states=["expanded"]),
+                                    Mark(5, "link", "Route tables")])).action == "click(5)"
+
+
+# --- end to end, in the real stratus console -----------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["2026.03", "2026.09"])
+def release_env(request: pytest.FixtureRequest, playwright_instance: Any) -> Iterator[tuple[str, Any]]:
+    from consoleagent.adapters.stratus import StratusAdapter
+    from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.env.browser import BrowserHost
+
+    env = ConsoleEnv(StratusAdapter(time_scale=20.0, release=request.param), EnvConfig(),
+                     browser=BrowserHost(playwright=playwright_instance))
+    yield request.param, env
+    env.close()
+
+
+@pytest.mark.browser
+def test_follows_create_vpc_in_the_real_console_and_replays_it(release_env: tuple[str, Any], tmp_path: Path) -> None:
+    from consoleagent.policies.replay import ReplayPolicy
+    from consoleagent.runner import run_episode
+    from consoleagent.tasks import Task
+    from consoleagent.trajectory.reader import read_trajectory
+    from stratus.sdk import Client
+
+    release, env = release_env
+    task = Task(goal="Create a VPC named doc-vpc-01", start_url="/vpc", max_steps=20,
+                document=load_procedure(str(DOCS / "create_vpc.md")).step_texts())
+    result = run_episode(env, DocFollowerPolicy(wait_seconds=1), task, trajectory=tmp_path / "follow.jsonl")
+    assert result.status == "completed", result.cause
+    assert result.answer == "followed all 7 steps"
+    reported = [(d["step"], d["kind"], d["expected"], d["observed"]) for d in result.discrepancies]
+    if release == "2026.03":  # the release the document describes: nothing to report
+        assert reported == []
+        # five console actions and task_complete; a wait(...) only if the VPC was still Pending when observed
+        actions = [s["action"] for s in read_trajectory(tmp_path / "follow.jsonl").steps if not s["action"].startswith("wait(")]
+        assert [a.split("(")[0] for a in actions] == ["click", "click", "type", "type", "click", "task_complete"]
+    else:  # 2026.09 renamed the button (the changelog's vpc-2026.09-create-vpc-label)
+        assert reported == [(4, "label_changed", "Create VPC", "Create a VPC")]
+    extra = result.credentials.extra
+    client = Client(env.adapter.base_url, extra["access_key_id"], extra["access_key_secret"])
+    events = client.call("actiontrail", "LookupEvents", EventName="CreateVpc")["Events"]
+    assert [(e["requestParameters"]["VpcName"], e["requestParameters"].get("Description")) for e in events] == \
+        [("doc-vpc-01", "Created from the documentation")]
+
+    replayed = run_episode(env, ReplayPolicy(tmp_path / "follow.jsonl"), task, trajectory=tmp_path / "replay.jsonl")
+    assert replayed.status == "completed", replayed.cause  # new ids and a new VPC id in the URL
+    assert replayed.answer == "followed all 7 steps"
+
+
+def test_goal_values_replace_the_documents_examples() -> None:
+    from consoleagent.policies.goal_values import GoalValues
+
+    values = GoalValues('Create a VPC named web-vpc with the CIDR block 10.0.0.0/16, a vSwitch 10.0.1.0/24 '
+                        'and the description "Team network"; make the disk 100 GiB on ecs.g7.xlarge.')
+    assert values.value_for("Name", "doc-vpc-01") == "web-vpc"
+    assert values.value_for("IPv4 CIDR block", "192.168.0.0/16") == "10.0.0.0/16"
+    assert values.value_for("vSwitch CIDR block", "192.168.1.0/24") == "10.0.1.0/24"  # each goal value used once
+    assert values.value_for("Third CIDR", "172.16.0.0/12") == "172.16.0.0/12"  # none left: the example stays
+    assert values.value_for("Description", "Created from the documentation") == "Team network"
+    assert values.value_for("Size", "40 GiB") == "100 GiB" and values.value_for("Instance type", "ecs.g7.large") == "ecs.g7.xlarge"
+    assert values.value_for("Zone", "Hangzhou Zone B") == "Hangzhou Zone B"  # nothing of that kind in the goal
+    assert GoalValues("Rename the instance web-01 to api-01.").value_for("Instance name", "doc-01") == "api-01"
+    assert GoalValues("Create a key pair named kp-01.").value_for("Count", "1") == "1"  # the 01 of kp-01 is no number
+
+
+def test_follower_types_the_goals_values() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Create a VPC named web-vpc with the IPv4 CIDR block 10.0.0.0/16.",
+                 ["Set **Name** to **doc-vpc-01**.", "Set **IPv4 CIDR block** to **192.168.0.0/16**."])
+    form = page("/vpc/vpcs/create", [Mark(1, "textbox", "Name"), Mark(2, "textbox", "IPv4 CIDR block")])
+    assert parse_action(policy.act(form).action).args == (1, "web-vpc")
+    assert parse_action(policy.act(form).action).args == (2, "10.0.0.0/16")
+
+
+def test_menu_path_ends_on_the_link_not_a_group_button_of_the_same_name() -> None:
+    """"Instances & Images > Instances" where the group is now called "Instances" too: clicking the
+    group button would only fold the menu, so the path's end goes to the link."""
+    policy = follower(["Choose **Instances & Images** > **Instances**."])
+    marks = [Mark(1, "link", "Overview"), Mark(2, "button", "Instances", states=["expanded"]), Mark(3, "link", "Instances")]
+    action = parse_action(policy.act(page("/ecs", marks)).action)
+    assert (action.name, action.args) == ("click", (3,))
+
+
+def test_a_label_with_words_added_is_a_rename_but_a_short_common_word_is_not() -> None:
+    marks = [Mark(1, "button", "Add Security Group Rule"), Mark(2, "link", "Subnets (vSwitches)"),
+             Mark(3, "button", "Force Stop Instance")]
+    assert find_mark("Add Rule", marks).mark.id == 1
+    assert find_mark("vSwitches", marks).mark.id == 2
+    assert find_mark("Stop", marks) is None  # one short word in a longer name: too weak to call a rename
+    policy = follower(["Click **Add Rule**."])
+    decision = parse_action(policy.act(page("/ecs/security-groups/sg-1", marks)).action)
+    assert decision.name == "report_discrepancy" and decision.args[1:] == ("label_changed", "Add Rule",
+                                                                           "Add Security Group Rule")
+
+
+def test_row_actions_go_to_the_row_of_the_goals_resource() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Detach the data disk meta-shared from worker-a.", ["In the row of the disk, click **Detach**."])
+    marks = [Mark(1, "button", "Detach", context="row: logs-01 | In Use | worker-c"),
+             Mark(2, "button", "Detach", context="row: meta-shared | In Use | worker-a")]
+    action = parse_action(policy.act(page("/ecs/disks", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+
+
+def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -> None:
+    """The document's example VPC does not exist in the account: pick the one the goal names."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create a vSwitch named app-vsw in the VPC shop-vpc.", ["Select **doc-vpc-01** from the **VPC** drop-down list."])
+    marks = [Mark(1, "combobox", "VPC", tag="select")]
+    first = parse_action(policy.act(page("/vpc/vswitches/create", marks)).action)
+    assert (first.name, first.args) == ("select", (1, "doc-vpc-01"))
+    error = '[1] has no option "doc-vpc-01"; its options are: "Select a VPC", "old-vpc (10.0.0.0/8)", "shop-vpc (172.20.0.0/16)"'
+    second = parse_action(policy.act(page("/vpc/vswitches/create", marks, error=error)).action)
+    assert (second.name, second.args) == ("select", (1, "shop-vpc (172.20.0.0/16)"))
+
+
+def test_row_choice_matches_whole_names_and_weighs_the_goals_first_name_most() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the VPC demo-vpc; leave the VPC demo-vpc-prod untouched.", ["In the row, click **Delete**."])
+    marks = [Mark(1, "button", "Delete", context="row: demo-vpc-prod vpc-1 | Available"),
+             Mark(2, "button", "Delete", context="row: demo-vpc vpc-2 | Available"),
+             Mark(3, "button", "Delete", context="row: demo-vpc-b vpc-3 | Available")]
+    action = parse_action(policy.act(page("/vpc/vpcs", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+
+
+def test_click_the_name_of_the_resource_opens_the_goals_resource() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Create a custom image named app-img from the ECS instance php-app-01.",
+                 ["On the Instances page, click the name of the instance to open its details page."])
+    marks = [Mark(1, "link", "web-01", context="row: web-01"), Mark(2, "link", "php-app-01", context="row: php-app-01")]
+    action = parse_action(policy.act(page("/ecs/instances", marks)).action)
+    assert (action.name, action.args) == ("click", (2,))
+    other = DocFollowerPolicy()
+    other.reset("Do something to nothing-named.", ["Click the name of the instance.", "Click **OK**."])
+    after = parse_action(other.act(page("/ecs/instances", [Mark(1, "button", "OK")])).action)
+    assert (after.name, after.args) == ("click", (1,))  # no such link: the step is passed over, not reported

