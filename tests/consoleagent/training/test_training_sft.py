@@ -19,7 +19,8 @@ def samples(tmp_path_factory: pytest.TempPathFactory, playwright_instance: Any) 
     from consoleagent.suite.catalog import load_suite
     from consoleagent.training.collect import collect
     from consoleagent.training.dataset import build_samples
-    from consoleagent.training.samples import system_text, write_samples
+    from consoleagent.policies.prompts import system_text
+    from consoleagent.training.samples import write_samples
 
     root = tmp_path_factory.mktemp("sft-data")
     tasks = load_suite("vpc-create-vpc-01")
@@ -45,7 +46,8 @@ def test_sft_overfits_checkpoints_and_scores_action_accuracy(samples: tuple[Path
     from transformers import AutoModelForCausalLM
 
     from consoleagent.policies.hf import HFPolicy
-    from consoleagent.training.samples import model_system_prompt, system_text, write_samples
+    from consoleagent.policies.prompts import model_system_prompt, system_text
+    from consoleagent.training.samples import write_samples
     from consoleagent.training.checkpoints import latest_checkpoint
     from consoleagent.training.config import SFTRunConfig
     from consoleagent.training.sft import run_sft

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -208,14 +209,17 @@ def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN00
 ORACLE_TASKS = ["pgadmin-rule-create-01", "pgadmin-exclusion-constraint-create-01", "pgadmin-subscription-create-01"]
 
 
-def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console: dict, tmp_path: Path) -> None:
+def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console: dict, tmp_path: Path,
+                                                                        playwright_instance: Any) -> None:
     from consoleagent.consoles.check import play
     from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.env.browser import BrowserHost
     from consoleagent.suite.backend_tasks import load_backend_tasks
 
     backend = console["backend"]
     specs = {t.spec.id: t.spec for t in load_backend_tasks(backend)}
-    env = ConsoleEnv(backend, EnvConfig())
+    # the process's one Playwright (the sync API allows one per thread; other tests of this worker hold it)
+    env = ConsoleEnv(backend, EnvConfig(), browser=BrowserHost(playwright=playwright_instance))
     try:
         for task_id in ORACLE_TASKS:
             result = play(backend, env, specs[task_id], trajectory=tmp_path / f"{task_id}.jsonl")
