@@ -434,7 +434,7 @@ class DocFollowerPolicy:
                 return self._decide(Action("click", (renamed.id,)),
                                     f"Step {self.step}: open {ins.target!r} (now {renamed.name!r}): [{renamed.id}].", ins)
         if self.explorer is None or self.explorer.target != ins.target:
-            self.explorer = Explorer(ins.target, goal=self.goal)
+            self.explorer = Explorer(ins.target, goal=self.goal, title=obs.title)
         move = self.explorer.move(obs.url, obs.marks)
         if move is None:
             self.explorer = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Mark, Observation
-from consoleagent.policies.docfollow.explore import Explorer, menu_bar, singular, terms
+from consoleagent.policies.docfollow.explore import Explorer, application_words, menu_bar, singular, terms
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.documents.instructions import instructions_from
 from consoleagent.policies.docfollower import DocFollowerPolicy
@@ -172,3 +172,17 @@ def test_grid_rows_are_added_only_for_what_the_goal_names() -> None:
     assert adds("Click **Add Rule**.", "anything") == [False]
     assert value_from_goal("Option", "create w1 with the option debug set to true.") == "debug"
     assert value_from_goal("Value", "create w1 with the option debug set to true.") == "true"
+
+
+def test_the_tool_a_goal_names_is_no_place_to_look() -> None:
+    """"... using Acme Admin's Backup dialog": the application's name (the title's last part) gives no
+    goal word, so a dashboard link "Acme Admin" is not taken for the way to the dialog."""
+    assert application_words("Acme Admin 4") == {"acme", "admin"}
+    assert application_words("VPCs · stratus console") == {"stratus", "console"}
+    goal = "Back up the database shop to shop.backup using Acme Admin's Backup dialog."
+    named_tool = Explorer("Backup", goal=goal)
+    assert named_tool.relevance("Acme Admin") == (0.0, 1.0)  # without the title: every word is the goal's
+    explorer = Explorer("Backup", goal=goal, title="Acme Admin 4")
+    assert explorer.relevance("Acme Admin") == (0.0, 0.0)
+    assert explorer.relevance("Backup...") == (1.0, 1.0)
+

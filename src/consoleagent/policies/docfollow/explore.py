@@ -41,7 +41,9 @@ UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|de
                     r"disconnect|truncate|hide|quit|exit)\b", re.I)
 STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
              "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",
-             "new", "s", "pgadmin"}
+             "new", "s"}  # "s": what a possessive leaves ("the tool's dialog")
+# A page title ends with the application's name ("VPCs · stratus console", "Acme Admin 4").
+_TITLE_PARTS = re.compile(r"\s+[·|—–-]\s+")
 _EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
 _COUNT = re.compile(r"\s*\(\d+\)\s*$")
 
@@ -71,6 +73,14 @@ def terms(text: str) -> set[str]:
     return found
 
 
+def application_words(title: str) -> set[str]:
+    """The words of the application's own name, the last part of the page title. A goal that names the
+    tool it is done with ("... using Acme Admin's Backup dialog", "... in Acme Admin") names no place in
+    it, so these words never make a link or a menu entry look like the way to the target."""
+    name = _TITLE_PARTS.split(title.strip())[-1] if title.strip() else ""
+    return {word for word in terms(name) if not word.isdigit()}
+
+
 def node_name(name: str) -> str:
     """A tree node's name without its child count ("Databases (2)" → "Databases")."""
     return _COUNT.sub("", name).strip()
@@ -82,6 +92,7 @@ class Explorer:
 
     target: str
     goal: str = ""
+    title: str = ""  # the page's title when the search starts (its last part names the application)
     max_hops: int = MAX_HOPS
     tried: dict[str, set[str]] = field(default_factory=dict)  # page → names clicked there
     trail: list[str] = field(default_factory=list)  # pages we clicked away from, for going back
@@ -99,7 +110,7 @@ class Explorer:
 
     def __post_init__(self) -> None:
         self.target_terms = terms(re.sub(r"\b(dialog(?: box)?|page|wizard|window|panel|tab)\b", " ", self.target, flags=re.I))
-        self.goal_terms = terms(self.goal)
+        self.goal_terms = terms(self.goal) - application_words(self.title)
 
     def relevance(self, name: str) -> tuple[float, float]:
         """How much of a name is the target's words, and how much the goal's (each 0..1)."""
