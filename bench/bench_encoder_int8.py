@@ -29,19 +29,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 def step_texts(collection: Path, count: int) -> list[tuple[str, list[str], list[str]]]:
     from bench_prefilter import kept_steps
 
-    from consoleagent.policies.candidates import build_candidates
     from consoleagent.policies.ranker_features import document_lines
-    from consoleagent.training.ranker_data import _header_task, observation_from_record
+    from consoleagent.training.ranker_data import replayed_steps
 
     out = []
     for episode, spec, steps, _ in kept_steps(collection):
-        header = _header_task(episode.trajectory)
-        goal, document = header.get("goal", spec.goal), list(header.get("document") or [])
-        lines = [text for _, text in document_lines(document)]
-        for item in steps:
-            if item.record.get("parsed") is not None:
-                observation = observation_from_record(item.record, goal, document)
-                out.append((goal, lines, [c.text for c in build_candidates(observation)]))
+        for step in replayed_steps(episode, spec, steps):
+            lines = [text for _, text in document_lines(step.document)]
+            out.append((step.goal, lines, [c.text for c in step.candidates]))
     random.Random(0).shuffle(out)
     return out[:count]
 

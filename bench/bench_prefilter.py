@@ -53,11 +53,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
-    from consoleagent.actions.parser import parse_action
-    from consoleagent.policies.candidates import build_candidates, match_action
     from consoleagent.policies.prefilter import label_rank
-    from consoleagent.policies.ranker_features import EpisodeContext
-    from consoleagent.training.ranker_data import _header_task, observation_from_record
+    from consoleagent.training.ranker_data import replayed_steps
 
     ranks: list[int] = []
     sizes: list[int] = []
@@ -66,32 +63,22 @@ def main() -> None:
     scored: list[tuple[Any, Any, list[Any], int, list[str], int]] = []
     started = time.process_time()
     for episode, spec, steps, wanted in kept_steps(args.collection):
-        header = _header_task(episode.trajectory)
-        goal, document = header.get("goal", spec.goal), list(header.get("document") or [])
-        context = EpisodeContext.build(goal, document)
-        history: list[str] = []
-        for item in steps:
-            record = item.record
-            if record.get("parsed") is None:
+        for step in replayed_steps(episode, spec, steps):
+            if (str(episode.trajectory), step.number) not in wanted:
                 continue
-            observation = observation_from_record(record, goal, document)
-            candidates = build_candidates(observation)
-            action = parse_action(record["action"])
-            index = match_action(candidates, action)
-            if (str(episode.trajectory), item.number) in wanted:
-                if index is None:
-                    counts[f"unmatched {action.name}"] += 1
-                else:
-                    rank = label_rank(context, observation, candidates, index, history)
-                    ranks.append(rank)
-                    sizes.append(sum(1 for c in candidates if c.mark is not None))
-                    if rank >= min(args.keep):
-                        misses.append({"task": episode.task_id, "step": item.number, "action": record["action"],
-                                       "candidate": candidates[index].text, "rank": rank,
-                                       "context": candidates[index].mark.context if candidates[index].mark else ""})
-                    if len(scored) < args.top1:
-                        scored.append((context, observation, candidates, index, list(history), len(history)))
-            history.append(candidates[index].text if index is not None else action.name.replace("_", " "))
+            if step.index is None:
+                counts[f"unmatched {step.action.name}"] += 1
+                continue
+            candidates, index = step.candidates, step.index
+            rank = label_rank(step.context, step.observation, candidates, index, step.history)
+            ranks.append(rank)
+            sizes.append(sum(1 for c in candidates if c.mark is not None))
+            if rank >= min(args.keep):
+                misses.append({"task": episode.task_id, "step": step.number, "action": step.record["action"],
+                               "candidate": candidates[index].text, "rank": rank,
+                               "context": candidates[index].mark.context if candidates[index].mark else ""})
+            if len(scored) < args.top1:
+                scored.append((step.context, step.observation, candidates, index, step.history, len(step.history)))
     lexical_cpu = time.process_time() - started
     n = len(ranks)
     results: dict[str, Any] = {

@@ -91,15 +91,9 @@ def console_down(
 @console_app.command("validate")
 def console_validate(name: str = typer.Argument(..., help="The console: pgadmin.")) -> None:
     """Check the console's own task files (schema, documents, release, requirements); exit 1 on any problem."""
-    from consoleagent.suite.backend_tasks import suite_problems
+    from consoleagent.cli.tasks import validate_backend_tasks
 
-    cls = _backend_class(name)
-    problems, count = suite_problems(cls)
-    for problem in problems:
-        err.print(f"[red]{problem}[/red]")
-    if problems:
-        raise typer.Exit(1)
-    out.print(f"{count} {name} tasks are valid")
+    validate_backend_tasks(name)
 
 
 @console_app.command("check")

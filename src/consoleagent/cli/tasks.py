@@ -84,7 +84,7 @@ def tasks_validate(root: Optional[Path] = typer.Option(None, help="Folder of tas
     from consoleagent.tasks.spec import TaskFileError
 
     if console != "stratus":
-        _validate_console(console, root)
+        validate_backend_tasks(console, root)
         return
     root = console_root(console, root)
     try:
@@ -101,8 +101,9 @@ def tasks_validate(root: Optional[Path] = typer.Option(None, help="Folder of tas
     out.print(f"[green]{len(list(root.rglob('*.yaml')))} task files valid[/green]")
 
 
-def _validate_console(console: str, root: Path | None) -> None:
-    """Another console's task files, checked against its backend (no families, no changelog)."""
+def validate_backend_tasks(console: str, root: Path | None = None) -> None:
+    """Another console's task files, checked against its backend (no families, no changelog); exit 1 on any
+    problem (`tasks validate --console NAME` and `console validate NAME`)."""
     from consoleagent.consoles import UnknownConsole, resolve_class
     from consoleagent.suite.backend_tasks import suite_problems
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,19 +131,33 @@ def build_ranker_data(results_dir: str | Path, *, encoder: Any, specs: dict[str,
     return data
 
 
-def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
-                     steps: list[Any]) -> tuple[list[RankerExample], dict[str, int]]:
-    """The examples of one episode's kept steps (``wanted``), history rebuilt from all its steps."""
+@dataclass
+class ReplayedStep:
+    """One parsed step of a recorded episode, rebuilt as the ranker saw it."""
+
+    number: int
+    record: dict[str, Any]
+    goal: str
+    document: list[str]
+    context: Any  # the episode's EpisodeContext (goal and document, encoded once)
+    observation: Observation
+    candidates: list[Any]
+    index: int | None  # the recorded action among the candidates; None when no candidate is it
+    action: Any  # the recorded action, parsed
+    history: list[str]  # the texts of the actions before this one
+
+
+def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[ReplayedStep]:
+    """Every parsed step of an episode with its observation, candidates and history: what SFT examples,
+    the prefilter's recall and the encoder benchmarks all read from a collection."""
     from consoleagent.actions.parser import parse_action
     from consoleagent.policies.candidates import build_candidates, match_action
-    from consoleagent.policies.ranker_features import EpisodeContext, features
+    from consoleagent.policies.ranker_features import EpisodeContext
 
     header_task = _header_task(episode.trajectory)
     goal, document = header_task.get("goal", spec.goal), list(header_task.get("document") or [])
     context = EpisodeContext.build(goal, document)
     history: list[str] = []
-    examples: list[RankerExample] = []
-    counts: Counter[str] = Counter()
     for item in steps:
         record = item.record
         if record.get("parsed") is None:
@@ -152,15 +166,28 @@ def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
         candidates = build_candidates(observation)
         action = parse_action(record["action"])
         index = match_action(candidates, action)
-        if int(record["step"]) in wanted:
-            if index is None:
-                counts[f"unmatched {action.name}"] += 1
-            else:
-                rows = features(encoder, context, observation, candidates, history[-12:], len(history))
-                examples.append(RankerExample(episode.task_id, _document_of(spec), int(record["step"]), rows, index,
-                                              record["action"]))
-                counts["examples"] += 1
+        yield ReplayedStep(item.number, record, goal, document, context, observation, candidates, index, action,
+                           list(history))
         history.append(candidates[index].text if index is not None else action.name.replace("_", " "))
+
+
+def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
+                     steps: list[Any]) -> tuple[list[RankerExample], dict[str, int]]:
+    """The examples of one episode's kept steps (``wanted``), history rebuilt from all its steps."""
+    from consoleagent.policies.ranker_features import features
+
+    examples: list[RankerExample] = []
+    counts: Counter[str] = Counter()
+    for step in replayed_steps(episode, spec, steps):
+        if int(step.record["step"]) not in wanted:
+            continue
+        if step.index is None:
+            counts[f"unmatched {step.action.name}"] += 1
+            continue
+        rows = features(encoder, step.context, step.observation, step.candidates, step.history[-12:], len(step.history))
+        examples.append(RankerExample(episode.task_id, _document_of(spec), int(step.record["step"]), rows, step.index,
+                                      step.record["action"]))
+        counts["examples"] += 1
     return examples, dict(counts)
 
 
