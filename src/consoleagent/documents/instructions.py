@@ -18,7 +18,7 @@ from typing import Literal
 
 from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import FIELD_PATTERNS, described_field
-from consoleagent.documents.labels import console_named
+from consoleagent.documents.labels import bold_labels, console_named, strip_markup
 from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
@@ -47,6 +47,9 @@ _SAVE_UNNAMED = re.compile(r"^save the dialog\.?$", re.I)
 _FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameters|settings|fields))\b|"
                         r"\b(?:configure|set|specify|fill in|complete|enter)\b.*\band (?:then )?(?:click|press|tap)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z*`\"])")
+# "Only for ESSDs: ...", "Available only when Type is Advanced": a field that applies to some choices only
+_CONDITION = re.compile(r"^(?:\w+\.\s+)?(?:only|available only|applies only|used only|required only)\s+"
+                        r"(?:for|to|with|when|if|in)\s+(?P<what>[^.;:,]+)", re.I)
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
 
@@ -66,10 +69,11 @@ class Instruction:
     errors: int = 0
     unit: str | None = None  # "Mbps" of "5 Mbps"
     amount: str | None = None  # "5" of "5 Mbps": what a numeric field takes
-    options: list[str] = field(default_factory=list)  # choose: the labels the document's instruction names
+    options: list[str] = field(default_factory=list)  # choose: the labels its instruction names; fill: the listed choices
     candidates: list[str] = field(default_factory=list)  # find: labels that would do (a dialog's save buttons)
     searched: bool = False  # a missing label was looked for beyond this page already
     sentence: str = ""  # the whole sentence it came from (what the action is for: "to add an option/value pair")
+    condition: str = ""  # "ESSDs" of a field described "Only for ESSDs": when the field applies at all
 
 
 def instructions_from(step_text: str) -> list[Instruction]:
@@ -141,9 +145,12 @@ def field_instruction(spec: FieldSpec) -> Instruction | None:
     text = f"{spec.label}: {value.text if value else ''}"
     if value is None or value.kind in ("empty", "unspecified") or (value.kind == "default" and not value.text):
         return None
+    condition = _CONDITION.search(strip_markup(spec.description or ""))
+    when = condition.group("what").strip() if condition else ""
     if value.kind == "instruction":
-        return Instruction("choose", spec.label, value.text, text=text, options=list(value.options))
-    return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount)
+        return Instruction("choose", spec.label, value.text, text=text, options=list(value.options), condition=when)
+    return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount, condition=when,
+                       options=bold_labels(spec.description or ""))
 
 
 def sentence_instructions(line: str) -> list[Instruction]:

@@ -23,11 +23,11 @@ from typing import Literal
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
+from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, bold_labels, normalize
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.docfollow.explore import Explorer
+from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.optional_rows import optional_add
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.documents.instructions import Instruction, instructions_from
@@ -40,7 +40,8 @@ CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
 # The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
 NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
 TRUE_WORDS = {"yes", "on", "true", "enabled", "enable", "selected", "select", "checked", "check"}
-FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck"}
+FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck", "unselected",
+               "deselected", "deselect"}
 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
 WAIT_SECONDS = 3
@@ -143,6 +144,7 @@ class DocFollowerPolicy:
         self.values = GoalValues(goal)
         self.names = goal_identifiers(goal)
         self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
+        self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -165,7 +167,7 @@ class DocFollowerPolicy:
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
         """Typed and chosen values come from the goal where it names one of the same kind."""
-        return [replace(i, value=self.values.value_for(i.target, i.value)) if i.kind in ("fill", "select") and i.value
+        return [replace(i, value=self.values.value_for(i.target, i.value, i.options)) if i.kind in ("fill", "select") and i.value
                 else i for i in instructions]
 
     # -- bookkeeping ----------------------------------------------------------------------------
@@ -246,6 +248,9 @@ class DocFollowerPolicy:
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))
+        if ins.kind in ("fill", "select", "choose") and self._not_applicable(ins):
+            self.queue.popleft()  # "Only for ESSDs" and the goal is an Ultra Disk: a person leaves it alone
+            return None
         if ins.kind in ("fill", "select"):
             match = self._find(ins, obs, roles=FIELD_ROLES)
             if match is None or match.quality == "fuzzy":
@@ -258,6 +263,10 @@ class DocFollowerPolicy:
             self.queue.popleft()  # a row the goal has nothing for
             return None
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED)
+        if match is not None and "disabled" in match.mark.states:
+            gap = self._required_gap(ins, obs)
+            if gap is not None:
+                return gap
         return self._with_match(ins, obs, match, lambda m: self._decide(
             Action("click", (m.id,)), f"Step {self.step}: click {ins.target!r}: [{m.id}] {m.role} {m.name!r}.", ins))
 
@@ -343,8 +352,8 @@ class DocFollowerPolicy:
 
     def _fill(self, ins: Instruction, mark: Mark) -> Decision | None:
         if mark.role in TOGGLE_ROLES:
-            want = normalize(ins.value)
-            return self._toggle(ins, mark, want not in FALSE_WORDS)
+            said = switch_from_goal(ins.target, self.goal)  # the goal first, as for every other field
+            return self._toggle(ins, mark, toggle_wanted(ins.value) if said is None else said)
         value = ins.value
         if ins.amount and (mark.role in ("spinbutton", "slider") or re.fullmatch(r"\d+(?:[.,]\d+)?", (mark.value or "").strip())):
             value = ins.amount  # "5 Mbps" into a number field whose unit is beside it
@@ -443,6 +452,38 @@ class DocFollowerPolicy:
         action, why = move
         return self._decide(action, f"Step {self.step}: {why}.", ins, done=False)
 
+    def _required_gap(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The button the step names is disabled and the form has a required field still empty (a zone left
+        at "Select a zone", a radio group with nothing chosen): fill it first, as a person does, with the
+        goal's value or the closest option. A field the document never names is reported first
+        (``field_added_required``). Each field once per page; None when there is no such gap."""
+        page = urlparse(obs.url).path or obs.url
+        documented = {normalize(b) for b in bold_labels("\n".join(self.document))}
+        for mark, group in _required_empty(obs.marks):
+            if (page, mark.name) in self.gaps_filled:
+                continue
+            self.gaps_filled.add((page, mark.name))
+            label = _group_label(group, obs) if group is not None else mark.name
+            if group is not None:
+                chosen = _radio_for_goal(group, self.goal)
+                fill = Instruction("check", chosen.name, text=f"{label}: {chosen.name}")
+            else:
+                fill = Instruction("choose", mark.name, f"select the {mark.name}", text=mark.name)
+            self.queue.appendleft(fill)
+            if label and normalize(label) not in documented:
+                return self._report("field_added_required", f"{ins.target!r} enabled by the fields the document names",
+                                    f"a required field {label!r} is empty", fill, done=False)
+            return self._execute(fill, obs)
+        return None
+
+    def _not_applicable(self, ins: Instruction) -> bool:
+        """A field the document says applies only to some choices ("Only for ESSDs") when the goal names none
+        of them and gives the field no value of its own: its example is not for this goal."""
+        if not ins.condition or value_from_goal(ins.target, self.goal) is not None:
+            return False
+        wanted = terms(ins.condition) - {"disk", "instance", "resource", "type", "one"}
+        return bool(wanted) and not wanted & terms(self.goal)
+
     def _visible_heading(self, label: str, obs: Observation) -> bool:
         want = normalize(label)
         return any(normalize(line) in (want, f"{want} dialog") for line in obs.text.split("\n")[:60] if line.strip())
@@ -524,6 +565,58 @@ class DocFollowerPolicy:
             return None
         return self._decide(Action("click", (chosen.id,)),
                             f"Step {self.step}: {ins.target!r}: the option [{chosen.id}] {chosen.name!r}.", None)
+
+
+def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:
+    """Required fields still empty, in page order: a drop-down at its placeholder, an empty text field, a
+    run of required radios none of which is checked (the group, by its first radio)."""
+    found: list[tuple[Mark, list[Mark] | None]] = []
+    run: list[Mark] = []
+    for mark in [*marks, None]:
+        if mark is not None and mark.role == "radio" and "required" in mark.states:
+            run.append(mark)
+            continue
+        if run and not any("checked" in r.states for r in run):
+            found.append((run[0], list(run)))
+        run = []
+        if mark is None or "required" not in mark.states or "disabled" in mark.states:
+            continue
+        value = (mark.value or "").strip()
+        if mark.role in CHOICE_ROLES and (not value or _PLACEHOLDER.match(value)):
+            found.append((mark, None))
+        elif mark.role in TEXT_ROLES and not value:
+            found.append((mark, None))
+    return found
+
+
+def _group_label(group: list[Mark], obs: Observation) -> str:
+    """A radio group's label: the line of page text before its first radio ("radiogroup "Instance Type":")."""
+    lines = obs.text.split("\n")
+    first = next((i for i, line in enumerate(lines) if f"[{group[0].id}]" in line), None)
+    if first:
+        heading = re.match(r'\s*radiogroup "(?P<label>[^"]+)"', lines[first - 1])
+        if heading:
+            return heading.group("label")
+    return ""
+
+
+def _radio_for_goal(group: list[Mark], goal: str) -> Mark:
+    """The radio whose first word the goal names ("ecs.g7.xlarge 4 vCPU ..." for a goal naming ecs.g7.xlarge),
+    else the first (the console's own order)."""
+    lowered = goal.casefold()
+    return next((r for r in group if r.name.split() and re.search(rf"(?<![\w.-]){re.escape(r.name.split()[0].casefold())}"
+                                                                  r"(?![\w-])", lowered)), group[0])
+
+
+def toggle_wanted(value: str) -> bool:
+    """Whether a document's value for a check box or switch turns it on: "Selected", "Enabled", "Yes" do;
+    "Not selected", "Do not enable", "Unchecked", "Off" do not."""
+    words = normalize(value).split()
+    if not words:
+        return True
+    if words[0] in ("not", "no", "never", "dont") or words[:2] in (["do", "not"], ["don", "t"]):
+        return False
+    return " ".join(words) not in FALSE_WORDS
 
 
 def _plural_of(label: str, name: str) -> bool:

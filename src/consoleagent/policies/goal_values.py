@@ -20,6 +20,8 @@ SHAPES = [
     re.compile(r"\b\d+\s?(?:GiB|GB|TiB|TB|Mbps|vCPUs?)\b"),  # size or bandwidth with its unit
     re.compile(r"(?<![\w.-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01)
 ]
+PORT_RANGE = re.compile(r"-?\d+/-?\d+")  # a security group rule's "22/22", "8000/9000", "-1/-1"
+PORTS = re.compile(r"\bports?\s+(?P<first>\d+)(?![\d.])(?:\s*(?:-|to|through|/)\s*(?P<last>\d+)(?![\d.]))?", re.IGNORECASE)
 NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )?to)\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 RENAMED = re.compile(r"\b(?:rename|change)\b[^.;]*?\bto\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 QUOTED = re.compile(r"[\"“']([^\"”']{2,})[\"”']")
@@ -41,19 +43,59 @@ class GoalValues:
                 return match.group(group)
         return None
 
-    def value_for(self, label: str, example: str) -> str:
-        """The goal's value for the field ``label`` whose document example is ``example``."""
+    def value_for(self, label: str, example: str, options: list[str] | tuple[str, ...] = ()) -> str:
+        """The goal's value for the field ``label`` whose document example is ``example``; ``options``: the
+        choices the document lists for the field ("**Allow** or **Deny**")."""
         lowered = label.casefold()
         if "password" in lowered:
             return self._take(PASSWORD, 1) or example
         if "description" in lowered:
             return self._take(QUOTED, 1) or example
+        labelled = self._labelled(label, example)
+        if labelled is not None:
+            return labelled
+        chosen = option_in_goal(list(options), self.goal)
+        if chosen is not None:
+            return chosen
+        if PORT_RANGE.fullmatch(example.strip()):
+            return self._port_range() or example
         for shape in SHAPES:
             if shape.fullmatch(example.strip()):
                 return self._take(shape) or example
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example
+
+    def _labelled(self, label: str, example: str) -> str | None:
+        """The value the goal writes right after the field's label: "with priority 1" for *Priority*, "the
+        IPv4 CIDR block 10.0.0.0/8". It must have the example's shape (or look like a value), so a plain
+        word after a label ("priority traffic") is never taken."""
+        words = re.findall(r"[a-z0-9]+", label.casefold())
+        if not words or len(words) > 4:
+            return None
+        shape = next((s for s in SHAPES if s.fullmatch(example.strip())), None)
+        pattern = re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"s?\s+(?:(?:is|of|to|=|set to)\s+)?"
+                             r"(?P<value>[\w./:-]*\w)", re.IGNORECASE)
+        for match in pattern.finditer(self.goal):
+            value, key = match.group("value"), (match.start("value"), match.group("value"))
+            if key in self._used or not (shape.fullmatch(value) if shape else re.search(r"[\d_./:]", value)):
+                continue
+            self._used.add(key)
+            return value
+        return None
+
+    def _port_range(self) -> str | None:
+        """"port 8080" as the range 8080/8080, "ports 8000 to 9000" as 8000/9000 (the console's form)."""
+        for match in PORTS.finditer(self.goal):
+            first, last = match.group("first"), match.group("last") or match.group("first")
+            key = (match.start("first"), first)
+            if key in self._used:
+                continue
+            self._used.add(key)
+            if match.group("last"):
+                self._used.add((match.start("last"), last))
+            return f"{first}/{last}"
+        return None
 
     def for_instruction(self, label: str, instruction: str, placeholder: str = "") -> str | None:
         """A value for a field the document describes without giving one ("provide a name for the
@@ -80,6 +122,26 @@ class GoalValues:
         return "description" in lowered and bool(QUOTED.search(self.goal))
 
 
+def option_in_goal(options: list[str], goal: str) -> str | None:
+    """The one listed choice the goal names by its own words ("allows" names **Allow**, "TCP" **Custom
+    TCP**): words shared by several choices ("Custom", "All") tell nothing. None when no choice or more
+    than one is named."""
+    if len(options) < 2:
+        return None
+    goal_words = {_stem(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}
+    words = [{_stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in options]
+    shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
+    named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
+    return named[0] if len(named) == 1 else None
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
 def made_name(label: str) -> str:
     """A valid resource name for a name field the goal does not name: "vSwitch name" → "doc-vswitch"."""
     words = [w for w in re.findall(r"[a-z0-9]+", label.casefold()) if w != "name"]
@@ -99,11 +161,19 @@ def choose_option(options: list[str], goal: str) -> str | None:
     """The option a person would pick when the document's example is not offered: the one naming the
     goal's resource, else the only real one (not a "Select a ..." placeholder); None when unclear."""
     names = [n.casefold() for n in goal_identifiers(goal)]
-    named = [o for o in options if any(n in o.casefold() for n in names)]
+    # "branch-vpc" names "branch-vpc (192.168.0.0/16)", not "branch-vpc-old (10.99.0.0/16)": a name ends where
+    # a name's characters end
+    named = [o for o in options if any(_names(o.casefold(), n) for n in names)]
+    if len(named) > 1:  # several: the one that is the name itself, its details aside
+        named = [o for o in named if o.split(" (")[0].strip().casefold() in names] or named
     if len(named) == 1:
         return named[0]
     real = real_options(options)
     return real[0] if len(real) == 1 else None
+
+
+def _names(option: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", option) is not None
 
 
 def real_options(options: list[str]) -> list[str]:

@@ -347,3 +347,90 @@ def test_click_the_name_of_the_resource_opens_the_goals_resource() -> None:
     other.reset("Do something to nothing-named.", ["Click the name of the instance.", "Click **OK**."])
     after = parse_action(other.act(page("/ecs/instances", [Mark(1, "button", "OK")])).action)
     assert (after.name, after.args) == ("click", (1,))  # no such link: the step is passed over, not reported
+
+
+def test_an_option_named_like_the_goals_resource_is_not_taken_for_a_longer_name_that_starts_with_it() -> None:
+    """2026.09 lists options with their details; "branch-vpc" is not "branch-vpc-old", "crawl-vpc" not
+    "crawl-vpc-spare-vsw" (both measured as the follower giving up on a select it could have made)."""
+    from consoleagent.policies.goal_values import choose_option
+
+    assert choose_option(["Select a VPC", "branch-vpc-old (10.99.0.0/16)", "branch-vpc (192.168.0.0/16)"],
+                         "Create a route table named branch-egress-rt in the VPC branch-vpc.") == "branch-vpc (192.168.0.0/16)"
+    assert choose_option(["Select a vSwitch", "crawl-vpc-spare-vsw (vsw-1, 192.168.1.0/24)", "crawl-vpc-vsw (vsw-2, 192.168.0.0/24)"],
+                         "Create a NAT gateway named crawl-nat in the vSwitch crawl-vpc-vsw of the VPC crawl-vpc.") \
+        == "crawl-vpc-vsw (vsw-2, 192.168.0.0/24)"
+    assert choose_option(["Select", "web-01 (a)", "web-02 (b)"], "Attach the disk to web-03.") is None
+
+
+def test_goal_values_by_label_ports_and_listed_choices() -> None:
+    """A rule's goal names its values beside their labels ("priority 1", "port 8080", "allows"): a bare number
+    is not handed to the first numeric field, a port becomes the console's range, a listed choice is named."""
+    from consoleagent.policies.goal_values import GoalValues
+
+    values = GoalValues('In the security group app-sg, add an inbound rule that allows TCP port 8080 from 192.168.0.0/16 '
+                        'with priority 1 and the description "App port".')
+    assert values.value_for("Action", "Deny", ["Allow", "Deny"]) == "Allow"
+    assert values.value_for("Priority", "5") == "1"
+    assert values.value_for("Protocol", "Custom UDP", ["Custom TCP", "Custom UDP", "All ICMP (IPv4)", "All"]) == "Custom TCP"
+    assert values.value_for("Port Range", "22/22") == "8080/8080"
+    assert values.value_for("Source CIDR block", "10.0.0.0/8") == "192.168.0.0/16"
+    assert GoalValues("allow TCP port 443 to 0.0.0.0/0").value_for("Port Range", "25/25") == "443/443"
+    assert GoalValues("open ports 8000 to 9000").value_for("Port Range", "22/22") == "8000/9000"
+    two = GoalValues("a VPC with the IPv4 CIDR block 172.16.0.0/12 and a vSwitch with the IPv4 CIDR block 172.16.8.0/24")
+    assert [two.value_for("IPv4 CIDR block", "192.168.0.0/16"), two.value_for("IPv4 CIDR block", "192.168.1.0/24")] == [
+        "172.16.0.0/12", "172.16.8.0/24"]
+    assert GoalValues("Create a disk with priority traffic.").value_for("Priority", "1") == "1"  # a word is no value
+
+
+def test_a_check_box_the_example_leaves_unselected_is_left_alone_and_the_goal_can_turn_a_switch_off() -> None:
+    from consoleagent.policies.docfollower import toggle_wanted
+
+    assert [toggle_wanted(v) for v in ("Not selected", "Do not enable", "Unselected", "Off", "Selected", "On")] == [
+        False, False, False, False, True, True]
+    table = ["Configure the disk.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+             "| **Encrypt the disk** | Optional. Select to encrypt the data of the disk. | Not selected |",
+             "Configure renewal.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+             "| **Enable auto-renewal** | Turn the switch on to enable auto-renewal. | On |"]
+    policy = DocFollowerPolicy()
+    policy.reset("Disable auto-renewal for the instance crm-prod.", table)
+    marks = [Mark(1, "checkbox", "Encrypt the disk"), Mark(2, "switch", "Enable auto-renewal", states=["checked"])]
+    assert policy.act(page("/form", marks)).action == "uncheck(2)"  # the encryption box stays as it was
+
+
+def test_a_field_that_applies_only_to_other_choices_is_left_alone() -> None:
+    """"Performance level: Only for ESSDs" on an Ultra Disk: measured as the console refusing the whole form."""
+    steps = ["Configure the parameters.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+             "| **Performance level** | Only for ESSDs: **PL0**, **PL1** or **PL2**. | PL1 |\n"
+             "| **Capacity** | The size in GiB. | 100 |", "Click **Create**."]
+    marks = [Mark(1, "combobox", "Performance level", tag="select"), Mark(2, "spinbutton", "Capacity"),
+             Mark(3, "button", "Create")]
+    ultra = DocFollowerPolicy()
+    ultra.reset("Create a 200 GiB Ultra Disk named data-01.", steps)
+    assert [ultra.act(page("/disks", marks)).action for _ in range(2)] == ['type(2, "200")', "click(3)"]
+    essd = DocFollowerPolicy()
+    essd.reset("Create a 200 GiB ESSD named data-01.", steps)
+    assert essd.act(page("/disks", marks)).action == 'select(1, "PL1")'
+
+
+def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
+    """2026.09's instance wizard leaves the zone at "Select a zone" and no instance type chosen: measured as the
+    follower clicking a disabled Next twice and giving up. A field the document never names is reported."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create an ecs.g7.xlarge instance named api-05.", ["Select the **Zone** and click **Next**."])
+    marks = [Mark(1, "combobox", "Zone", tag="select", value="Select a zone", states=["required"]),
+             Mark(2, "radio", "ecs.g7.large 2 vCPU", states=["required"]),
+             Mark(3, "radio", "ecs.g7.xlarge 4 vCPU", states=["required"]),
+             Mark(4, "button", "Next", states=["disabled"])]
+    text = '[1] combobox "Zone"\nradiogroup "Instance Type":\n  [2] radio\n  [3] radio\n[4] button "Next"'
+    assert policy.act(page("/create", marks, text=text)).action == 'click(1)'  # "Select the **Zone**": its click first
+    probe = parse_action(policy.act(page("/create", marks, text=text)).action)
+    assert probe.name == "select" and probe.args[0] == 1  # the drop-down is asked for its options
+    error = '[1] has no option "select the Zone"; its options are: "Select a zone", "Zone H (cn-hangzhou-h)"'
+    assert policy.act(page("/create", marks, text=text, error=error)).action == 'select(1, "Zone H (cn-hangzhou-h)")'
+    marks[0] = Mark(1, "combobox", "Zone", tag="select", value="Zone H (cn-hangzhou-h)", states=["required"])
+    report = parse_action(policy.act(page("/create", marks, text=text)).action)
+    assert report.name == "report_discrepancy" and report.args[1] == "field_added_required" and "Instance Type" in report.args[3]
+    assert policy.act(page("/create", marks, text=text)).action == "check(3)"  # the goal's instance type
+    marks[2] = Mark(3, "radio", "ecs.g7.xlarge 4 vCPU", states=["required", "checked"])
+    marks[3] = Mark(4, "button", "Next")
+    assert policy.act(page("/create", marks, text=text)).action == "click(4)"

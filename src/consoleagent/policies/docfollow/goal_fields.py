@@ -169,6 +169,10 @@ def _before(tokens: list[str], index: int) -> str | None:
     return None
 
 
+_SWITCH_ON = {"enable", "activate", "allow"}
+_SWITCH_OFF = {"disable", "deactivate", "stop", "cancel"}
+
+
 def switch_from_goal(label: str, goal: str) -> bool | None:
     """On when every word of the switch's label is in the goal ("All tables?" in "for all tables"), off when
     the goal says "without <its first word>ing" ("without connecting now"), None when the goal is silent."""
@@ -176,6 +180,11 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
     if not words:
         return None
     stems = [stem(t) for t in _tokens(goal)]
+    if words[0] in _SWITCH_ON and len(words) > 1:  # "Enable auto-renewal": "disable auto-renewal" turns it off
+        rest, plain = words[1:], [stem(w) for w in _label_words(goal)]
+        for i, s in enumerate(plain):
+            if plain[i + 1:i + 1 + len(rest)] == rest and s in _SWITCH_OFF | _SWITCH_ON:
+                return s in _SWITCH_ON
     for i, s in enumerate(stems):
         if s == words[0] and i > 0 and stems[i - 1] in ("without", "not", "no", "never"):
             return False
