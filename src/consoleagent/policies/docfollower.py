@@ -44,6 +44,8 @@ FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", 
                "deselected", "deselect"}
 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
+DISABLED_WAITS = 2  # wait(3) at most this often for a disabled element before the retry that may give up
+_DISABLED = re.compile(r"\bis disabled\b")
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
@@ -145,13 +147,14 @@ class DocFollowerPolicy:
         self.names = goal_identifiers(goal)
         self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
         self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
+        self._clicked: Instruction | None = None  # the click instruction whose action was emitted last
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
             self.document = list(observation.document)
         if not self.document:
             return self._end("task_unachievable", "the doc follower needs a document to follow; the task has none")
-        retry = self._after_error(observation)
+        retry = self._after_error(observation) or self._unsubmitted(observation)
         if retry is not None:
             return retry
         while True:
@@ -177,6 +180,12 @@ class DocFollowerPolicy:
         last, self._last = self._last, None
         if last is None or not observation.last_error:
             return None
+        if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
+            last.waits += 1  # a console between states ("Stopping") enables the button a moment later
+            if not (self.queue and self.queue[0] is last):
+                self.queue.appendleft(last)
+            return self._decide(Action("wait", (self.wait_seconds,)),
+                                f"Step {self.step}: {last.target!r} is disabled; waiting for the console.", None)
         last.errors += 1
         if last.errors >= 2:
             return self._end("task_unachievable", f"step {self.step}: {last.kind} {last.target!r} failed twice: "
@@ -267,6 +276,7 @@ class DocFollowerPolicy:
             gap = self._required_gap(ins, obs)
             if gap is not None:
                 return gap
+        self._clicked = ins if match is not None and match.quality == "exact" else None
         return self._with_match(ins, obs, match, lambda m: self._decide(
             Action("click", (m.id,)), f"Step {self.step}: click {ins.target!r}: [{m.id}] {m.role} {m.name!r}.", ins))
 
@@ -451,6 +461,26 @@ class DocFollowerPolicy:
                                                   "in the console (the document does not say how to reach it)")
         action, why = move
         return self._decide(action, f"Step {self.step}: {why}.", ins, done=False)
+
+    def _unsubmitted(self, obs: Observation) -> Decision | None:
+        """The button just clicked is still there, enabled, beside a required field left empty: the form was
+        not sent (a field became required). Fill it and click again, as a person does."""
+        clicked, self._clicked = self._clicked, None
+        if clicked is None or obs.last_error:
+            return None
+        match = find_mark(clicked.target, obs.marks, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED, hint=self._hint())
+        if match is None or match.quality != "exact" or "disabled" in match.mark.states:
+            return None
+        gaps = _required_empty(obs.marks)
+        # a dialog's button still open, or the browser marking a required field invalid: not a wizard's next page
+        if not gaps or not ("dialog" in match.mark.context or any("invalid" in m.states for m, _ in gaps)):
+            return None
+        again = replace(clicked, errors=0, waits=0)
+        self.queue.appendleft(again)
+        gap = self._required_gap(again, obs)
+        if gap is None:
+            self.queue.popleft()
+        return gap
 
     def _required_gap(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The button the step names is disabled and the form has a required field still empty (a zone left

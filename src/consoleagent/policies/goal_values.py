@@ -78,7 +78,7 @@ class GoalValues:
                              r"(?P<value>[\w./:-]*\w)", re.IGNORECASE)
         for match in pattern.finditer(self.goal):
             value, key = match.group("value"), (match.start("value"), match.group("value"))
-            if key in self._used or not (shape.fullmatch(value) if shape else re.search(r"[\d_./:]", value)):
+            if key in self._used or not (shape.fullmatch(value) if shape else re.search(r"[\d_./:-]", value)):
                 continue
             self._used.add(key)
             return value

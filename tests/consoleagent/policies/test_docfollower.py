@@ -320,8 +320,8 @@ def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -
     policy.reset("Create a vSwitch named app-vsw in the VPC shop-vpc.", ["Select **doc-vpc-01** from the **VPC** drop-down list."])
     marks = [Mark(1, "combobox", "VPC", tag="select")]
     first = parse_action(policy.act(page("/vpc/vswitches/create", marks)).action)
-    assert (first.name, first.args) == ("select", (1, "doc-vpc-01"))
-    error = '[1] has no option "doc-vpc-01"; its options are: "Select a VPC", "old-vpc (10.0.0.0/8)", "shop-vpc (172.20.0.0/16)"'
+    assert (first.name, first.args) == ("select", (1, "shop-vpc"))  # the goal's value beside the label, not the example
+    error = '[1] has no option "shop-vpc"; its options are: "Select a VPC", "old-vpc (10.0.0.0/8)", "shop-vpc (172.20.0.0/16)"'
     second = parse_action(policy.act(page("/vpc/vswitches/create", marks, error=error)).action)
     assert (second.name, second.args) == ("select", (1, "shop-vpc (172.20.0.0/16)"))
 
@@ -434,3 +434,36 @@ def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
     marks[2] = Mark(3, "radio", "ecs.g7.xlarge 4 vCPU", states=["required", "checked"])
     marks[3] = Mark(4, "button", "Next")
     assert policy.act(page("/create", marks, text=text)).action == "click(4)"
+
+
+def test_a_dialog_that_stays_open_after_ok_gets_its_new_required_field_and_ok_again() -> None:
+    """2026.09 made a vSwitch's description required: OK left the dialog open and the follower waited for
+    "Available" for 30 s. The goal names the zone by its id (cn-hangzhou-i), the example another zone."""
+    steps = ["Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+             "| **Zone** | The zone. | Zone H (cn-hangzhou-h) |", "Click **OK**.",
+             "Wait until the status of the vSwitch changes to **Available**."]
+    policy = DocFollowerPolicy()
+    policy.reset('Create a vSwitch named web-vsw in the zone cn-hangzhou-i and the description "Web tier".', steps)
+    dialog = 'dialog "Create vSwitch"'
+    zone = Mark(1, "combobox", "Zone", tag="select", value="Zone H (cn-hangzhou-h)", states=["required"], context=dialog)
+    description = Mark(2, "textbox", "Description", tag="textarea", value="", states=["required"], context=dialog)
+    ok = Mark(3, "button", "OK", context=dialog)
+    assert policy.act(page("/vswitches", [zone, description, ok])).action == 'select(1, "cn-hangzhou-i")'
+    error = '[1] has no option "cn-hangzhou-i"; its options are: "Zone H (cn-hangzhou-h)", "Zone I (cn-hangzhou-i)"'
+    assert policy.act(page("/vswitches", [zone, description, ok], error=error)).action == 'select(1, "Zone I (cn-hangzhou-i)")'
+    assert policy.act(page("/vswitches", [zone, description, ok])).action == "click(3)"
+    invalid = Mark(2, "textbox", "Description", tag="textarea", value="", states=["required", "invalid"], context=dialog)
+    report = parse_action(policy.act(page("/vswitches", [zone, invalid, ok])).action)
+    assert report.name == "report_discrepancy" and report.args[1] == "field_added_required"
+    assert policy.act(page("/vswitches", [zone, invalid, ok])).action == 'type(2, "Web tier")'
+    filled = Mark(2, "textbox", "Description", tag="textarea", value="Web tier", states=["required"], context=dialog)
+    assert policy.act(page("/vswitches", [zone, filled, ok])).action == "click(3)"
+
+
+def test_a_disabled_button_is_waited_for_before_the_retry_that_may_give_up() -> None:
+    policy = follower(["Click **Change Instance Type**."])
+    marks = [Mark(1, "menuitem", "Change Instance Type")]
+    assert policy.act(page("/instance", marks)).action == "click(1)"
+    disabled = "menuitem 'Change Instance Type' [1] is disabled (\"Stop the instance before changing its type.\")"
+    assert [policy.act(page("/instance", marks, error=disabled)).action for _ in range(1)] == ["wait(3)"]
+    assert policy.act(page("/instance", marks)).action == "click(1)"
