@@ -31,7 +31,8 @@ from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
-from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features
+from consoleagent.policies.follower_shadow import FollowerShadow
+from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features, same_action
 
 HEAD_FILE = "head.safetensors"
 CONFIG_FILE = "ranker.json"
@@ -152,10 +153,13 @@ class RankerPolicy:
         self.listed = 0  # candidates listed at the last step, before the prefilter
         self._choices = 0
         self.turns: list[RankerTurn] = []
+        self.shadow = FollowerShadow()
         self.reset("", [])
 
     def reset(self, goal: str, document: list[str] | None = None) -> None:
         self.context = EpisodeContext.build(goal, list(document or []))
+        self.shadow.reset(goal, document)
+        self.proposal: str | None = None  # the follower's action at this step (a feature)
         self.history: list[str] = []  # texts of the candidates chosen so far
         self.options: dict[tuple[str, str, str], list[str]] = {}
         self.turns = []
@@ -172,7 +176,12 @@ class RankerPolicy:
         self.listed = len(everything)
         if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
             self.context = EpisodeContext.build(observation.goal, observation.document)
+            self.shadow.reset(observation.goal, observation.document)
+        self.proposal = self.shadow.propose(observation)
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
+        proposed = next((i for i, c in enumerate(everything) if self.proposal and same_action(c.action, self.proposal)), None)
+        if proposed is not None and proposed not in kept:
+            kept = [*kept, proposed]  # the follower's choice is always scored
         return [everything[i] for i in kept]
 
     def score(self, observation: Observation, candidates: list[Candidate]) -> tuple[Any, Any]:
@@ -181,7 +190,7 @@ class RankerPolicy:
         if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
             self.context = EpisodeContext.build(observation.goal, observation.document)
         rows = features(self.encoder, self.context, observation, candidates, self.history[-self.history_limit:],
-                        len(self.history))
+                        len(self.history), proposal=self.proposal)
         with torch.no_grad():
             logits = self.head(rows)
         return rows, logits

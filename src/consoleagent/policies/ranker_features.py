@@ -30,7 +30,8 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "doc_behind", "bold_label", "name_in_goal", "value_in_goal", "value_in_doc", "value_already",
                    "in_viewport", "in_dialog", "dialog_open", "checked", "step", "goal_on_page", "last_error",
                    "last_was_type", "dice_doc", "dice_goal", "value_expected", "value_shape",
-                   "context_goal", "context_doc")
+                   "context_goal", "context_doc", "plan_next", "plan_near", "plan_done", "plan_value", "plan_any",
+                   "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 COS_GOAL, COS_DOC = 0, 1
 MAX_DOC_LINES = 48
@@ -97,6 +98,7 @@ class EpisodeContext:
     line_words: list[set[str]] = field(default_factory=list)
     examples: dict[str, str] = field(default_factory=dict)  # parameter-table label -> example value
     expected: dict[str, str] = field(default_factory=dict)  # field name -> expected_value (memo)
+    plan: list[PlanItem] = field(default_factory=list)  # the document's instructions, in order
 
     @classmethod
     def build(cls, goal: str, document: list[str]) -> "EpisodeContext":
@@ -106,13 +108,15 @@ class EpisodeContext:
                    labels={label.casefold() for label in bold_labels(document)},
                    values={v.casefold() for v in goal_values(goal)},
                    identifiers=[i.casefold() for i in goal_identifiers(goal)],
-                   doc_text=" ".join(document).casefold())
+                   doc_text=" ".join(document).casefold(), plan=document_plan(goal, document))
 
 
 def features(encoder: Any, context: EpisodeContext, observation: Observation, candidates: list[Candidate],
-             history: list[str], step: int) -> Any:
+             history: list[str], step: int, proposal: str | None = None) -> Any:
     """The (candidates, N_FEATURES) float tensor of one step. ``history``: the texts of the actions
-    taken so far (candidate texts), oldest first."""
+    taken so far (candidate texts), oldest first. ``proposal``: the action the documentation follower,
+    run alongside, would take here (``follower_pick`` marks it; ``follower_none`` says it proposes none
+    of the candidates: a report, giving up, or no follower)."""
     import torch
 
     texts = [c.text for c in candidates]
@@ -143,12 +147,16 @@ def features(encoder: Any, context: EpisodeContext, observation: Observation, ca
     rows[:, 6], rows[:, 7], rows[:, 8] = (delta == 1).float(), (delta == 0).float(), (delta < 0).float()
     page = _page_signals(context, observation, history, step)
     history_set = set(history)
+    done, pointer = plan_progress(context.plan, history)
     for i, candidate in enumerate(candidates):
         rows[i, 4] = min(sum(1 for h in history if h == candidate.text), 2) / 2 if candidate.text in history_set else 0.0
         rows[i, 9:28] = torch.tensor(_exact(context, candidate, page))
+        rows[i, 28:33] = torch.tensor(_plan_features(context.plan, done, pointer, candidate))
+        rows[i, 33] = float(proposal is not None and same_action(candidate.action, proposal))
         rows[i, len(SCALAR_FEATURES) + KINDS.index(candidate.kind)] = 1.0
         role = ROLE_GROUPS.get(candidate.mark.role, N_ROLES - 1) if candidate.mark is not None else N_ROLES - 1
         rows[i, len(SCALAR_FEATURES) + len(KINDS) + role] = 1.0
+    rows[:, 34] = float(not bool(rows[:, 33].any()))
     return rows
 
 
@@ -203,3 +211,122 @@ def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]
         float(bool(where) and any(i in where for i in context.identifiers)),
         max((_dice(where_words, words) for words in context.line_words), default=0.0) if where_words else 0.0,
     ]
+
+
+# -- the document's plan: which instruction comes next --------------------------------------------------
+
+_HISTORY_TEXT = re.compile(r'^(?P<kind>\w+) \S+ "(?P<name>.*?)"(?: value (?P<value>.*))?$')
+_PLAN_KINDS = {"click": "click", "find": "click", "open_resource": "click", "fill": "set", "select": "set",
+               "choose": "set", "pick": "set", "check": "toggle", "uncheck": "toggle"}
+_CANDIDATE_KINDS = {"click": ("click",), "type": ("set",), "select": ("set",), "check": ("toggle", "set", "click"),
+                    "uncheck": ("toggle", "set")}
+PLAN_WINDOW = 6  # how far ahead of the next instruction a history action may have matched one
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One instruction of the document, as the documentation follower reads it: a kind group (click, set,
+    toggle), the label it names and the value a person following it would enter (the goal's)."""
+
+    kind: str
+    target: str
+    value: str = ""
+
+
+def document_plan(goal: str, document: list[str]) -> list[PlanItem]:
+    """The document's instructions in order (a menu path is a click per label), with the goal's values."""
+    from consoleagent.documents.instructions import instructions_from
+
+    values = GoalValues(goal)
+    plan: list[PlanItem] = []
+    for step in document:
+        for ins in instructions_from(step):
+            if ins.kind == "navigate":
+                plan += [PlanItem("click", _norm(label)) for label in ins.path or [ins.target]]
+            elif ins.kind in _PLAN_KINDS and ins.target:
+                value = values.value_for(ins.target, ins.value) if ins.kind in ("fill", "select") and ins.value else ""
+                plan.append(PlanItem(_PLAN_KINDS[ins.kind], _norm(ins.target), _norm(value)))
+    return plan
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORD.findall((text or "").casefold()))
+
+
+def _names(name: str, target: str, exact: bool = False) -> bool:
+    """Whether an element's name is the instruction's label: equal, or (not ``exact``) one contains the other
+    as whole words."""
+    if not name or not target:
+        return False
+    if name == target or exact:
+        return name == target
+    return f" {target} " in f" {name} " or (len(name) >= 3 and f" {name} " in f" {target} ")
+
+
+def _matches(item: PlanItem, kind: str, name: str, value: str, exact: bool = False) -> bool:
+    if item.kind not in _CANDIDATE_KINDS.get(kind, ()):
+        return False
+    if item.kind == "set" and kind == "check":  # a radio option chosen for a field: the option is the value
+        return bool(item.value) and _names(name, item.value, exact)
+    return _names(name, item.target, exact)
+
+
+def plan_progress(plan: list[PlanItem], history: list[str]) -> tuple[set[int], int]:
+    """The instructions the actions so far performed, and where the next one starts (after the last one
+    performed: an instruction the page did not need, a menu group already open, is passed over). Each
+    action matches the first open instruction within ``PLAN_WINDOW`` ahead; actions off the plan match none."""
+    done: set[int] = set()
+    pointer = 0
+    for text in history:
+        parsed = _HISTORY_TEXT.match(text)
+        if parsed is None:
+            continue
+        kind, name, value = parsed.group("kind"), _norm(parsed.group("name")), _norm(parsed.group("value") or "")
+        window = [j for j in range(min(len(plan), pointer + PLAN_WINDOW)) if _open(plan, done, pointer, j)]
+        hit = next((j for exact in (True, False) for j in window if _matches(plan[j], kind, name, value, exact)), None)
+        if hit is not None:
+            done.add(hit)
+            pointer = max(pointer, hit + 1)
+    return done, pointer
+
+
+def _open(plan: list[PlanItem], done: set[int], pointer: int, j: int) -> bool:
+    """Whether instruction ``j`` may still be performed: not done, and not behind the next one, except a
+    field of the same form (a table's fields are filled in any order)."""
+    if j in done:
+        return False
+    return j >= pointer or all(plan[k].kind == "set" for k in range(j, pointer))
+
+
+def _plan_features(plan: list[PlanItem], done: set[int], pointer: int, candidate: Candidate) -> list[float]:
+    """plan_next (the candidate performs the next instruction), plan_near (1 / (1 + how far ahead the first
+    instruction it performs is)), plan_done (it repeats a performed one), plan_value (its value is the
+    instruction's), plan_any (it performs some instruction of the document)."""
+    mark = candidate.mark
+    if mark is None or not plan:
+        return [0.0] * 5
+    name, value = _norm(mark.name), _norm(candidate.value or "")
+    hits = ([j for j, item in enumerate(plan) if _matches(item, candidate.kind, name, value, exact=True)]
+            or [j for j, item in enumerate(plan) if _matches(item, candidate.kind, name, value)])
+    ahead = [j for j in hits if _open(plan, done, pointer, j)]
+    first = ahead[0] if ahead else None
+    distance = max(0, first - pointer) if first is not None else None
+    return [
+        float(distance == 0),
+        1.0 / (1 + distance) if distance is not None else 0.0,
+        float(bool(hits) and not ahead and any(j in done for j in hits)),
+        float(first is not None and bool(plan[first].value) and bool(value) and plan[first].value == value),
+        float(bool(hits)),
+    ]
+
+
+def same_action(candidate: str, proposal: str) -> bool:
+    """Whether a candidate's DSL text is the follower's proposal: the same verb and arguments; for waiting
+    and finishing, the verb alone (their durations and messages differ)."""
+    from consoleagent.actions.parser import parse_action
+
+    try:
+        a, b = parse_action(candidate), parse_action(proposal)
+    except ValueError:
+        return False
+    return a.name == b.name and (a.name in ("wait", "task_complete") or tuple(a.args) == tuple(b.args))

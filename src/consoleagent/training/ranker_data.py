@@ -145,6 +145,7 @@ class ReplayedStep:
     index: int | None  # the recorded action among the candidates; None when no candidate is it
     action: Any  # the recorded action, parsed
     history: list[str]  # the texts of the actions before this one
+    proposal: str | None = None  # what the documentation follower, run alongside, would have done here
 
 
 def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[ReplayedStep]:
@@ -152,22 +153,26 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
     the prefilter's recall and the encoder benchmarks all read from a collection."""
     from consoleagent.actions.parser import parse_action
     from consoleagent.policies.candidates import build_candidates, match_action
+    from consoleagent.policies.follower_shadow import FollowerShadow
     from consoleagent.policies.ranker_features import EpisodeContext
 
     header_task = _header_task(episode.trajectory)
     goal, document = header_task.get("goal", spec.goal), list(header_task.get("document") or [])
     context = EpisodeContext.build(goal, document)
+    shadow = FollowerShadow()
+    shadow.reset(goal, document)
     history: list[str] = []
     for item in steps:
         record = item.record
         if record.get("parsed") is None:
             continue
         observation = observation_from_record(record, goal, document)
+        proposal = shadow.propose(observation)  # every step, kept or not: the follower lives the episode too
         candidates = build_candidates(observation)
         action = parse_action(record["action"])
         index = match_action(candidates, action)
         yield ReplayedStep(item.number, record, goal, document, context, observation, candidates, index, action,
-                           list(history))
+                           list(history), proposal)
         history.append(candidates[index].text if index is not None else action.name.replace("_", " "))
 
 
@@ -184,7 +189,8 @@ def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
         if step.index is None:
             counts[f"unmatched {step.action.name}"] += 1
             continue
-        rows = features(encoder, step.context, step.observation, step.candidates, step.history[-12:], len(step.history))
+        rows = features(encoder, step.context, step.observation, step.candidates, step.history[-12:], len(step.history),
+                        proposal=step.proposal)
         examples.append(RankerExample(episode.task_id, _document_of(spec), int(step.record["step"]), rows, step.index,
                                       step.record["action"]))
         counts["examples"] += 1

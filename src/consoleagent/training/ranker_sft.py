@@ -6,7 +6,7 @@ softmax over that step's candidates (listwise: every other candidate of the page
 never a sampled few). The encoder stays frozen, so features are computed once per episode and
 cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU. Validation (held-out documents) reports the loss and top-1
 accuracy, the share of steps where the head's best candidate is the teacher's action; the head
-with the best validation accuracy is kept as ``final/`` (the last one without validation data).
+with the lowest validation loss is kept as ``final/`` (the last one without validation data).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
         rows.append(row)
         log.write(json.dumps(row) + "\n")
         log.flush()
-        score = (row["val"] or row["train"])["accuracy"]
+        score = -(row["val"] or row["train"])["loss"]  # a hundred validation steps move accuracy in 1% jumps; loss is smooth
         if best is None or score > best[0] or not data.val:
             best = (score, epoch)
             save_head(head, out / "final", {"trained": "sft", "epoch": epoch, "collection": Path(config.collection).name})

@@ -210,3 +210,40 @@ def test_grpo_step_moves_the_head_only_when_a_group_has_variance(observation: Ob
     assert (saved / "head.safetensors").is_file() and (saved / "ranker.json").is_file()
     checkpoint = trainer.save_checkpoint()
     assert (checkpoint / "head.safetensors").is_file() and (checkpoint / "optimizer.pt").is_file()
+
+
+def test_the_documents_plan_says_which_instruction_comes_next() -> None:
+    """A menu group already open is passed over; a table's fields are open in any order; a repeat is a repeat."""
+    from consoleagent.policies.ranker_features import document_plan, plan_progress
+
+    plan = document_plan("Create a 200 GiB disk named archive-data.",
+                         ["Choose **Storage** > **Block Storage**.", "Click **Create Disk**.",
+                          "Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                          "| **Capacity** | size | 100 |\n| **Disk name** | Optional. | doc-data-01 |", "Click **Create**."])
+    assert [(p.kind, p.target, p.value) for p in plan] == [
+        ("click", "storage", ""), ("click", "block storage", ""), ("click", "create disk", ""),
+        ("set", "capacity", "200"), ("set", "disk name", "archive data"), ("click", "create", "")]
+    done, pointer = plan_progress(plan, ['click link "Block Storage"', 'click button "Create Disk"',
+                                         'type textbox "Disk name" value archive-data'])
+    assert (done, pointer) == ({1, 2, 4}, 5)  # Capacity is still open: the same form
+    assert plan_progress(plan, ['click link "Help"'])[1] == 0  # an action off the plan moves nothing
+
+
+def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observation: Observation, encoder: Any) -> None:
+    from consoleagent.policies.follower_shadow import FollowerShadow
+    from consoleagent.policies.ranker_features import SCALAR_FEATURES, EpisodeContext, features, same_action
+
+    shadow = FollowerShadow()
+    shadow.reset(GOAL, DOCUMENT)
+    proposal = shadow.propose(observation)
+    assert proposal is not None and parse_action(proposal).name == "click"
+    candidates = build_candidates(observation)
+    rows = features(encoder, EpisodeContext.build(GOAL, DOCUMENT), observation, candidates, [], 0, proposal=proposal)
+    picked = [i for i, c in enumerate(candidates) if same_action(c.action, proposal)]
+    column = SCALAR_FEATURES.index("follower_pick")
+    assert len(picked) == 1 and rows[:, column].nonzero().flatten().tolist() == picked
+    assert not rows[:, SCALAR_FEATURES.index("follower_none")].any()
+    alone = features(encoder, EpisodeContext.build(GOAL, DOCUMENT), observation, candidates, [], 0)
+    assert not alone[:, column].any() and alone[:, SCALAR_FEATURES.index("follower_none")].all()
+    assert same_action('task_complete("done")', 'task_complete("followed all 4 steps")')
+    assert not same_action("click(3)", "click(4)")
