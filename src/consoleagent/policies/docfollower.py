@@ -46,6 +46,7 @@ FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
 DISABLED_WAITS = 2  # wait(3) at most this often for a disabled element before the retry that may give up
 _DISABLED = re.compile(r"\bis disabled\b")
+_DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
@@ -179,6 +180,12 @@ class DocFollowerPolicy:
         """Retry an instruction whose action failed once; give up when it fails a second time."""
         last, self._last = self._last, None
         if last is None or not observation.last_error:
+            return None
+        why = _DISABLED_WHY.search(observation.last_error)
+        if why and re.match(r"only\b", why.group("why"), re.I):
+            # "Only running instances can be stopped": not for the resource as it is; so is the rest of the
+            # sentence ("If it is Running, click Stop, click Confirm, and click Refresh until ...")
+            self.queue = deque(i for i in self.queue if i is not last and not (last.sentence and i.sentence == last.sentence))
             return None
         if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
             last.waits += 1  # a console between states ("Stopping") enables the button a moment later

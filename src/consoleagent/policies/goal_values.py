@@ -75,9 +75,10 @@ class GoalValues:
             return None
         shape = next((s for s in SHAPES if s.fullmatch(example.strip())), None)
         pattern = re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"s?\s+(?:(?:is|of|to|=|set to)\s+)?"
-                             r"(?P<value>[\w./:-]*\w)", re.IGNORECASE)
+                             r"(?:[\"“](?P<quoted>[^\"”]+)[\"”]|(?P<value>[\w./:-]*\w))", re.IGNORECASE)
         for match in pattern.finditer(self.goal):
-            value, key = match.group("value"), (match.start("value"), match.group("value"))
+            group = "quoted" if match.group("quoted") else "value"
+            value, key = match.group(group), (match.start(group), match.group(group))
             if key in self._used or not (shape.fullmatch(value) if shape else re.search(r"[\d_./:-]", value)):
                 continue
             self._used.add(key)

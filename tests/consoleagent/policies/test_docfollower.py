@@ -467,3 +467,15 @@ def test_a_disabled_button_is_waited_for_before_the_retry_that_may_give_up() -> 
     disabled = "menuitem 'Change Instance Type' [1] is disabled (\"Stop the instance before changing its type.\")"
     assert [policy.act(page("/instance", marks, error=disabled)).action for _ in range(1)] == ["wait(3)"]
     assert policy.act(page("/instance", marks)).action == "click(1)"
+
+
+def test_an_action_only_for_another_state_is_passed_over_with_the_rest_of_its_sentence() -> None:
+    """"If it is Running, click Stop, click Confirm, and click Refresh ...": the instance is stopped already."""
+    policy = follower(["If it is **Running**, click **Stop**, click **Confirm**, and click **Refresh**.",
+                       "Choose **More** > **Release**."])
+    marks = [Mark(1, "button", "Stop", states=["disabled"]), Mark(2, "button", "Refresh"), Mark(3, "button", "More"),
+             Mark(4, "menuitem", "Release")]
+    assert policy.act(page("/instances", marks)).action == "click(1)"
+    error = "button 'Stop' [1] is disabled (\"Only running instances can be stopped or restarted.\")"
+    # neither Confirm nor Refresh: the menu's Release, already shown, is the next thing to do
+    assert policy.act(page("/instances", marks, error=error)).action == "click(4)"
