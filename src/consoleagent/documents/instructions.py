@@ -29,6 +29,10 @@ _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
 _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
                     + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
+# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values
+_CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter|fill in|select|choose)\s+the\s+"
+                            r"\*\*[^*]+\*\*(?:\s*,\s*(?:the\s+)?\*\*[^*]+\*\*)*\s*,?\s*and\s+(?:the\s+)?\*\*[^*]+\*\*"
+                            r"|\b(?P<verb2>change|modify|update|edit)\s+the\s+\*\*[^*]+\*\*", re.I)
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
@@ -170,6 +174,15 @@ def sentence_instructions(line: str) -> list[Instruction]:
     for kind, pattern in FIELD_PATTERNS:
         for m in pattern.finditer(line):
             claim(m, Instruction(kind, m.group("field").strip(), m.group("value").strip(), text=m.group(0)))  # type: ignore[arg-type]
+    for m in _CHANGE_FIELDS.finditer(line):
+        # "change the **Custom image name** and the **Description**": fields whose values the goal gives
+        if any(m.start() < end and start < m.end() for start, end in claimed):
+            continue
+        verb = (m.group("verb") or m.group("verb2")).casefold()
+        labels = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", m.group(0))]
+        hits += [(m.start() + k, Instruction("choose", label, f"{verb} the {label}", text=m.group(0)))
+                 for k, label in enumerate(labels)]
+        claimed.append((m.start(), m.end()))
     for m in _CHECK.finditer(line):
         verb = m.group("verb").casefold()
         kind = "check" if verb in ("select", "check", "turn on", "enable") else "uncheck"

@@ -46,6 +46,7 @@ FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
 DISABLED_WAITS = 2  # wait(3) at most this often for a disabled element before the retry that may give up
 _DISABLED = re.compile(r"\bis disabled\b")
+_CHANGE = re.compile(r"(?:change|modify|update|edit)\b", re.I)
 _DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
@@ -502,7 +503,7 @@ class DocFollowerPolicy:
             self.gaps_filled.add((page, mark.name))
             label = _group_label(group, obs) if group is not None else mark.name
             if group is not None:
-                chosen = _radio_for_goal(group, self.goal)
+                chosen = _radio_for_goal(group, self.goal) or group[0]  # else the console's first
                 fill = Instruction("check", chosen.name, text=f"{label}: {chosen.name}")
             else:
                 fill = Instruction("choose", mark.name, f"select the {mark.name}", text=mark.name)
@@ -539,6 +540,13 @@ class DocFollowerPolicy:
             option = next((m for o in named for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES | {"button"})] if m), None)
             if option is not None and option.quality != "fuzzy":
                 return self._click_option(ins, option.mark)
+            group = radio_group(ins.target, obs)
+            if group:  # "Select the **Instance Type**": a radio group, its options the radios
+                chosen = _radio_for_goal(group, self.goal)
+                if chosen is None and not any("checked" in r.states for r in group):
+                    chosen = group[0]
+                if chosen is not None and "checked" not in chosen.states:
+                    return self._click_option(ins, chosen)
             self.queue.popleft()  # a field the document only describes, not on this form: nothing to do
             return None
         mark = match.mark
@@ -561,6 +569,11 @@ class DocFollowerPolicy:
                 self.queue.appendleft(Instruction("pick", ins.target, wanted, text=ins.text))
             return decision
         if current and not _PLACEHOLDER.match(current):
+            if _CHANGE.match(ins.value) and mark.role in TEXT_ROLES and self.values.named(ins.target):
+                value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "")
+                if value and normalize(value) != normalize(current):  # "change the **Name**": the goal's new one
+                    return self._decide(Action("type", (mark.id, value)),
+                                        f"Step {self.step}: {ins.target!r}: from {current!r} to the goal's {value!r}.", ins)
             self.queue.popleft()
             return None
         if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
@@ -637,12 +650,28 @@ def _group_label(group: list[Mark], obs: Observation) -> str:
     return ""
 
 
-def _radio_for_goal(group: list[Mark], goal: str) -> Mark:
-    """The radio whose first word the goal names ("ecs.g7.xlarge 4 vCPU ..." for a goal naming ecs.g7.xlarge),
-    else the first (the console's own order)."""
+def _radio_for_goal(group: list[Mark], goal: str) -> Mark | None:
+    """The radio whose first word the goal names ("ecs.g7.xlarge 4 vCPU ..." for a goal naming ecs.g7.xlarge)."""
     lowered = goal.casefold()
     return next((r for r in group if r.name.split() and re.search(rf"(?<![\w.-]){re.escape(r.name.split()[0].casefold())}"
-                                                                  r"(?![\w-])", lowered)), group[0])
+                                                                  r"(?![\w-])", lowered)), None)
+
+
+def radio_group(label: str, obs: Observation) -> list[Mark]:
+    """The radios of the group the page outline names ``radiogroup "<label>":``, in order; [] when none."""
+    lines = obs.text.split("\n")
+    want = normalize(label)
+    for i, line in enumerate(lines):
+        heading = re.match(r'(?P<indent>\s*)radiogroup "(?P<label>[^"]+)"', line)
+        if heading is None or normalize(heading.group("label")) != want:
+            continue
+        ids = []
+        for inner in lines[i + 1:]:
+            if len(inner) - len(inner.lstrip()) <= len(heading.group("indent")):
+                break
+            ids += [int(n) for n in re.findall(r"\[(\d+)\]", inner)]
+        return [m for m in obs.marks if m.id in ids and m.role == "radio"]
+    return []
 
 
 def toggle_wanted(value: str) -> bool:

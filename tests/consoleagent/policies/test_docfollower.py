@@ -479,3 +479,26 @@ def test_an_action_only_for_another_state_is_passed_over_with_the_rest_of_its_se
     error = "button 'Stop' [1] is disabled (\"Only running instances can be stopped or restarted.\")"
     # neither Confirm nor Refresh: the menu's Release, already shown, is the next thing to do
     assert policy.act(page("/instances", marks, error=error)).action == "click(4)"
+
+
+def test_change_the_name_and_the_description_takes_the_goals_new_values() -> None:
+    """"change the **Custom image name** and the **Description**" named no value: the follower saved the dialog
+    unchanged (measured on 2026.09's image rename)."""
+    policy = DocFollowerPolicy()
+    policy.reset('Rename the custom image snapshot-img-7 to gitlab-runner-base and set its description to "GitLab runner".',
+                 ["In the **Modify Image Information** dialog box, change the **Custom image name** and the "
+                  "**Description**.", "Click **Save**."])
+    marks = [Mark(1, "textbox", "Custom image name", value="snapshot-img-7"), Mark(2, "textbox", "Description", value=""),
+             Mark(3, "button", "Save")]
+    assert [policy.act(page("/images", marks)).action for _ in range(3)] == [
+        'type(1, "gitlab-runner-base")', 'type(2, "GitLab runner")', "click(3)"]
+
+
+def test_select_the_instance_type_picks_the_radio_the_goal_names() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Create an ecs.g7.xlarge instance.", ["Select the **Zone** and the **Instance Type**, and click **Next**."])
+    marks = [Mark(1, "combobox", "Zone", tag="select", value="Zone H (cn-hangzhou-h)"),
+             Mark(2, "radio", "ecs.g7.large 2 vCPU", states=["checked"]), Mark(3, "radio", "ecs.g7.xlarge 4 vCPU"),
+             Mark(4, "button", "Next")]
+    text = '[1] combobox "Zone"\nradiogroup "Instance Type":\n  [2] radio\n  [3] radio\n[4] button "Next"'
+    assert [policy.act(page("/create", marks, text=text)).action for _ in range(2)] == ["check(3)", "click(4)"]
