@@ -23,7 +23,7 @@ from typing import Literal
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, bold_labels, normalize
+from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
@@ -150,6 +150,7 @@ class DocFollowerPolicy:
         self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
         self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
         self._clicked: Instruction | None = None  # the click instruction whose action was emitted last
+        self._form_step: int | None = None  # the document step of the last field set
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -190,6 +191,8 @@ class DocFollowerPolicy:
             return None
         if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
             last.waits += 1  # a console between states ("Stopping") enables the button a moment later
+            if last.kind == "navigate" and last.retry_path:
+                last.path = list(last.retry_path)  # the menu closes while waiting: open it again
             if not (self.queue and self.queue[0] is last):
                 self.queue.appendleft(last)
             return self._decide(Action("wait", (self.wait_seconds,)),
@@ -232,15 +235,18 @@ class DocFollowerPolicy:
             self.queue.popleft()
         if instruction is not None and action.element_id is not None:
             self._last = instruction
+            if action.name in ("type", "select", "check", "uncheck"):
+                self._form_step = self.step  # a field a form lacks belongs to the step that fills that form
         return Decision(action=str(action), thought=thought, raw=str(action), document_step=self.step or None,
                         meta={"instruction": instruction.text if instruction else None})
 
     def _end(self, name: str, text: str) -> Decision:
         return Decision(action=str(Action(name, (text,))), thought=text, raw="", document_step=self.step or None)
 
-    def _report(self, kind: str, expected: str, observed: str, instruction: Instruction, done: bool) -> Decision:
+    def _report(self, kind: str, expected: str, observed: str, instruction: Instruction, done: bool,
+                step: int | None = None) -> Decision:
         self.discrepancies += 1
-        action = Action("report_discrepancy", (self.step, kind, expected, observed))
+        action = Action("report_discrepancy", (step or self.step, kind, expected, observed))
         return self._decide(action, f"Step {self.step}: the console differs from the document ({kind}).",
                             instruction, done=done)
 
@@ -496,7 +502,6 @@ class DocFollowerPolicy:
         goal's value or the closest option. A field the document never names is reported first
         (``field_added_required``). Each field once per page; None when there is no such gap."""
         page = urlparse(obs.url).path or obs.url
-        documented = {normalize(b) for b in bold_labels("\n".join(self.document))}
         for mark, group in _required_empty(obs.marks):
             if (page, mark.name) in self.gaps_filled:
                 continue
@@ -508,9 +513,9 @@ class DocFollowerPolicy:
             else:
                 fill = Instruction("choose", mark.name, f"select the {mark.name}", text=mark.name)
             self.queue.appendleft(fill)
-            if label and normalize(label) not in documented:
+            if label and not documented(label, self.document):
                 return self._report("field_added_required", f"{ins.target!r} enabled by the fields the document names",
-                                    f"a required field {label!r} is empty", fill, done=False)
+                                    f"a required field {label!r} is empty", fill, done=False, step=self._form_step)
             return self._execute(fill, obs)
         return None
 
@@ -615,6 +620,21 @@ class DocFollowerPolicy:
             return None
         return self._decide(Action("click", (chosen.id,)),
                             f"Step {self.step}: {ins.target!r}: the option [{chosen.id}] {chosen.name!r}.", None)
+
+
+_RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
+_TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+
+
+def documented(label: str, document: list[str]) -> bool:
+    """Whether the document names a field: every word of its label in one line of the document (a table's
+    header row aside: "Description" there is a column, not a field); "Confirm Password" is the password."""
+    words = set(normalize(_RETYPE.sub("", label)).split())
+    if not words:
+        return True
+    lines = [line for step in document for line in step.split("\n")]
+    headers = {i - 1 for i, line in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
+    return any(words <= set(normalize(line).split()) for i, line in enumerate(lines) if i not in headers)
 
 
 def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:

@@ -502,3 +502,12 @@ def test_select_the_instance_type_picks_the_radio_the_goal_names() -> None:
              Mark(4, "button", "Next")]
     text = '[1] combobox "Zone"\nradiogroup "Instance Type":\n  [2] radio\n  [3] radio\n[4] button "Next"'
     assert [policy.act(page("/create", marks, text=text)).action for _ in range(2)] == ["check(3)", "click(4)"]
+
+
+def test_a_field_is_documented_when_a_line_names_all_its_words_but_a_column_header_does_not_count() -> None:
+    from consoleagent.policies.docfollower import documented
+
+    doc = ["In the **System Configurations** step, select the **Logon Credential** and enter the password.",
+           "Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n| **VPC** | The VPC. | doc-vpc |"]
+    assert documented("Logon Password", doc) and documented("Confirm Password", doc) and documented("VPC", doc)
+    assert not documented("Description", doc) and not documented("Instance Type", doc)
