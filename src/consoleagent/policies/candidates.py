@@ -8,7 +8,7 @@ feature). Values to type or select come from the goal (names, numbers, sizes, CI
 quoted phrases), the document (bold labels, the example column of parameter tables, swapped for the
 goal's value of the same kind as the documentation follower does), the resources prepared for the
 task, and the options a drop-down listed in an earlier error. Page actions (scroll, back, wait) and
-the terminal ``task_complete`` are always there. Nothing here knows a particular console.
+the terminal ``task_complete`` and ``task_unachievable`` are always there. Nothing here knows a particular console.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from consoleagent.policies.goal_values import IDENTIFIER, SHAPES, GoalValues
 
 PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'
+UNACHIEVABLE_ACTION = 'task_unachievable("the goal cannot be reached in this console")'
 MAX_VALUES = 16
 MAX_LABEL_WORDS = 4  # a bold phrase this short may be a drop-down option ("Instance ID")
 MAX_NAME_CHARS = 60
@@ -64,7 +65,8 @@ def describe(kind: str, mark: Mark | None = None, value: str | None = None) -> s
     is a feature of its own (``ranker_features``)."""
     if mark is None:
         words = {"scroll": f"scroll the page {value or 'down'}", "back": "go back to the previous page",
-                 "wait": "wait for the page to change", "task_complete": "finish: the goal is reached"}
+                 "wait": "wait for the page to change", "task_complete": "finish: the goal is reached",
+                 "task_unachievable": "give up: the goal cannot be reached in this console"}
         return words.get(kind, kind)
     parts = [kind, mark.role, f'"{_short(mark.name, MAX_NAME_CHARS)}"' if mark.name else "(unnamed)"]
     if value is not None:
@@ -176,6 +178,8 @@ def build_candidates(observation: Observation, values: list[str] | None = None,
         value = action.split('"')[1] if '"' in action else None
         out.append(Candidate(action, describe(kind, None, value), kind, None, value))
     out.append(Candidate(COMPLETE_ACTION, describe("task_complete"), "task_complete"))
+    # a feature removed from the console is answered by saying so (tasks expect it), never by a wrong write
+    out.append(Candidate(UNACHIEVABLE_ACTION, describe("task_unachievable"), "task_unachievable"))
     return out
 
 
@@ -190,11 +194,12 @@ def match_action(candidates: list[Candidate], action: Action) -> int | None:
     """The index of the candidate that does what ``action`` did (for supervised labels), or None.
 
     The same action on the same element with the same value; ``click`` on a toggle also matches a
-    ``check`` of it and the reverse; any answer of ``task_complete`` and any wait length match."""
+    ``check`` of it and the reverse; any answer of ``task_complete`` or ``task_unachievable`` and any wait
+    length match."""
     target = action.element_id
     value = action.arg("text", action.arg("option"))
     for index, candidate in enumerate(candidates):
-        if candidate.kind == "task_complete" and action.name == "task_complete":
+        if candidate.kind in ("task_complete", "task_unachievable") and action.name == candidate.kind:
             return index
         if candidate.kind == "wait" and action.name == "wait":
             return index

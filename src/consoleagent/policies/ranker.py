@@ -11,10 +11,11 @@ with ``seed + n`` at its n-th choice, like the hf policy), and every choice is r
 ``policy.turns`` as ``RankerTurn(features, chosen index)``: GRPO re-scores exactly those rows, so
 the log-probability of a chosen action is ``log_softmax(head(features) / T)[chosen]``.
 
-Without ``model`` the head is the untrained base: the sum of the candidate's similarity to the goal
-and to its best document line (the "base encoder" row of the learning table). ``model=PATH`` loads a
-head trained by ``consoleagent train sft|grpo --policy ranker`` (``ranker.json`` +
-``head.safetensors``, about 20 KB).
+Without ``model`` the head shipped in ``policies/ranker_head/`` is loaded (its ``ranker.json`` says
+how it was trained); ``model=base`` is the untrained head: the sum of the candidate's similarity to
+the goal and to its best document line (the "base encoder" row of the learning table). ``model=PATH``
+loads a head trained by ``consoleagent train sft|grpo --policy ranker`` (``ranker.json`` +
+``head.safetensors``, about 25 KB).
 """
 
 from __future__ import annotations
@@ -37,6 +38,17 @@ from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES,
 HEAD_FILE = "head.safetensors"
 CONFIG_FILE = "ranker.json"
 FORMAT = "consoleagent-ranker/1"
+PACKAGED_HEAD = Path(__file__).with_name("ranker_head")  # the head shipped with the package (see its ranker.json)
+
+
+def head_source(model: str | None) -> str | None:
+    """Which head a policy loads: ``model`` when it names one; ``"base"``: the untrained head (None); none
+    given: the head shipped with the package, or the untrained one where none is shipped."""
+    if model == "base":
+        return None
+    if model:
+        return model
+    return str(PACKAGED_HEAD) if (PACKAGED_HEAD / CONFIG_FILE).is_file() else None
 
 
 def _torch() -> Any:
@@ -123,8 +135,10 @@ class RankerPolicy:
     def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
                  history_limit: int = 12, threads: int | None = None, max_steps: int | None = None,
                  keep: int = DEFAULT_KEEP) -> None:
-        head = load_head(model) if model else build_head()
-        self._setup(head, name=f"ranker:{Path(model).name if model else 'base'}", temperature=temperature, seed=seed,
+        source = head_source(model)
+        head = load_head(source) if source else build_head()
+        name = "base" if source is None else "packaged" if Path(source) == PACKAGED_HEAD else Path(source).name
+        self._setup(head, name=f"ranker:{name}", temperature=temperature, seed=seed,
                     history_limit=history_limit, threads=threads, keep=keep)
         self.max_steps = max_steps
 

@@ -22,7 +22,7 @@ from consoleagent.observation.types import Observation
 from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, goal_values
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
-KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete")
+KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
 ROLE_GROUPS = {"button": 0, "link": 1, "textbox": 2, "searchbox": 2, "spinbutton": 2, "textarea": 2, "combobox": 3,
                "listbox": 3, "checkbox": 4, "radio": 4, "switch": 4, "tab": 5, "menuitem": 5, "treeitem": 5, "option": 5}
 N_ROLES = 7  # the groups above and "other or none"
@@ -321,12 +321,12 @@ def _plan_features(plan: list[PlanItem], done: set[int], pointer: int, candidate
 
 
 def same_action(candidate: str, proposal: str) -> bool:
-    """Whether a candidate's DSL text is the follower's proposal: the same verb and arguments; for waiting
-    and finishing, the verb alone (their durations and messages differ)."""
+    """Whether a candidate's DSL text is the follower's proposal: the same verb and arguments; for waiting,
+    finishing and giving up, the verb alone (their durations and messages differ)."""
     from consoleagent.actions.parser import parse_action
 
     try:
         a, b = parse_action(candidate), parse_action(proposal)
     except ValueError:
         return False
-    return a.name == b.name and (a.name in ("wait", "task_complete") or tuple(a.args) == tuple(b.args))
+    return a.name == b.name and (a.name in ("wait", "task_complete", "task_unachievable") or tuple(a.args) == tuple(b.args))

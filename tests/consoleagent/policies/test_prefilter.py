@@ -77,12 +77,12 @@ def test_the_ranker_scores_only_the_kept_candidates_and_their_scores_do_not_chan
         policy.reset(GOAL, DOCUMENT)
     all_candidates, kept = full.candidates(observation), cut.candidates(observation)
     proposed = [c for c in kept if same_action(c.action, cut.proposal)]
-    # 8 elements, scroll x2, back, wait, finish, and the documentation follower's proposal, scored always
-    assert len(all_candidates) == cut.listed and len(proposed) == 1 and len(kept) in (8 + 5, 8 + 5 + 1)
+    # 8 elements, scroll x2, back, wait, finish, give up, and the documentation follower's proposal, scored always
+    assert len(all_candidates) == cut.listed and len(proposed) == 1 and len(kept) in (8 + 6, 8 + 6 + 1)
     _, all_logits = full.score(observation, all_candidates)
     _, kept_logits = cut.score(observation, kept)
     where = [all_candidates.index(c) for c in kept]
     assert torch.allclose(all_logits[where], kept_logits, atol=1e-5)
     decision = cut.act(observation)
     # the follower proposes once per step: its proposal here (a later step for it) may or may not be cut
-    assert decision.meta["candidates"] in (8 + 5, 8 + 5 + 1) and decision.meta["listed"] == len(all_candidates)
+    assert decision.meta["candidates"] in (8 + 6, 8 + 6 + 1) and decision.meta["listed"] == len(all_candidates)

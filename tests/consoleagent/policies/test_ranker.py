@@ -17,7 +17,7 @@ import pytest
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.marking import install, snapshot
 from consoleagent.observation.types import Observation
-from consoleagent.policies.candidates import build_candidates, candidate_values, match_action
+from consoleagent.policies.candidates import UNACHIEVABLE_ACTION, build_candidates, candidate_values, match_action
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]  # minutes only on a CPU shared by many jobs
 torch = pytest.importorskip("torch")
@@ -77,7 +77,7 @@ def test_candidates_from_a_real_page(observation: Observation) -> None:
     assert f'type({name.id}, "web-net")' in actions
     assert f'select({cidr.id}, "10.0.0.0/8")' in actions
     assert f"check({ipv6.id})" in actions and f"click({create.id})" in actions
-    assert {'scroll("down")', "back()", "wait(2)", 'task_complete("done")'} <= actions
+    assert {'scroll("down")', "back()", "wait(2)", 'task_complete("done")', UNACHIEVABLE_ACTION} <= actions
     for candidate in candidates:
         parse_action(candidate.action)  # every candidate is valid DSL
     typed = next(c for c in candidates if c.action == f'type({name.id}, "web-net")')
