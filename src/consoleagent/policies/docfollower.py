@@ -191,8 +191,8 @@ class DocFollowerPolicy:
             return None
         if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
             last.waits += 1  # a console between states ("Stopping") enables the button a moment later
-            if last.kind == "navigate" and last.retry_path:
-                last.path = list(last.retry_path)  # the menu closes while waiting: open it again
+            if last.kind == "navigate":  # the menu closes while waiting: the whole path again
+                last.path = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", last.text)] or last.path
             if not (self.queue and self.queue[0] is last):
                 self.queue.appendleft(last)
             return self._decide(Action("wait", (self.wait_seconds,)),

@@ -511,3 +511,14 @@ def test_a_field_is_documented_when_a_line_names_all_its_words_but_a_column_head
            "Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n| **VPC** | The VPC. | doc-vpc |"]
     assert documented("Logon Password", doc) and documented("Confirm Password", doc) and documented("VPC", doc)
     assert not documented("Description", doc) and not documented("Instance Type", doc)
+
+
+def test_a_menu_entry_waited_for_is_reached_through_its_whole_menu_path_again() -> None:
+    policy = follower(["Choose **More** > **Change Instance Type**."])
+    menu = [Mark(1, "button", "More"), Mark(2, "menuitem", "Change Instance Type")]
+    closed = [Mark(1, "button", "More")]
+    assert policy.act(page("/instance", closed)).action == "click(1)"
+    assert policy.act(page("/instance", menu)).action == "click(2)"
+    disabled = "menuitem 'Change Instance Type' [2] is disabled (\"Stop the instance before changing its type.\")"
+    assert policy.act(page("/instance", closed, error=disabled)).action == "wait(3)"
+    assert policy.act(page("/instance", closed)).action == "click(1)"  # the menu closed while waiting: open it again
