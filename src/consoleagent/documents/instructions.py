@@ -23,7 +23,7 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick"]
+               "find", "choose", "pick", "confirm", "goto"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
@@ -63,7 +63,7 @@ class Instruction:
 
     kind: Kind
     target: str  # the element's label (the field's, for fill/select/choose; the console's, for console)
-    value: str = ""  # fill/select: the text; choose: the document's instruction ("select the VPC of ...")
+    value: str = ""  # fill/select: the text; choose: the document's instruction ("select the VPC of ..."); find: what for
     path: list[str] = field(default_factory=list)  # navigate: the labels still to click
     text: str = ""  # the sentence or table row it came from
     alias: str | None = None  # the close-but-different name we accepted after reporting label_changed

@@ -30,7 +30,7 @@ from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.optional_rows import optional_add
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
-from consoleagent.documents.instructions import Instruction, instructions_from
+from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import GoalValues, choose_by_meaning, choose_option, goal_identifiers
 
@@ -48,6 +48,8 @@ DISABLED_WAITS = 2  # wait(3) at most this often for a disabled element before t
 _DISABLED = re.compile(r"\bis disabled\b")
 _CHANGE = re.compile(r"(?:change|modify|update|edit)\b", re.I)
 _DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
+# "Disassociate the EIPs of this NAT gateway first": what to do before the disabled action
+_FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+.+\s+first\.?$")
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
@@ -151,6 +153,7 @@ class DocFollowerPolicy:
         self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
         self._clicked: Instruction | None = None  # the click instruction whose action was emitted last
         self._form_step: int | None = None  # the document step of the last field set
+        self.prerequisites: set[str] = set()  # the "do X first" reasons acted on
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -184,6 +187,8 @@ class DocFollowerPolicy:
         if last is None or not observation.last_error:
             return None
         why = _DISABLED_WHY.search(observation.last_error)
+        if why and self._prerequisite(last, why.group("why"), observation):
+            return None
         if why and re.match(r"only\b", why.group("why"), re.I):
             # "Only running instances can be stopped": not for the resource as it is; so is the rest of the
             # sentence ("If it is Running, click Stop, click Confirm, and click Refresh until ...")
@@ -264,6 +269,11 @@ class DocFollowerPolicy:
             return self._console(ins, obs)
         if ins.kind == "find":
             return self._find_place(ins, obs)
+        if ins.kind == "confirm":
+            return self._confirm(ins, obs)
+        if ins.kind == "goto":
+            self.queue.popleft()
+            return self._decide(Action("goto", (ins.target,)), f"Step {self.step}: back to {ins.target}.", None)
         if ins.kind == "choose":
             return self._choose(ins, obs)
         if ins.kind == "pick":
@@ -467,7 +477,7 @@ class DocFollowerPolicy:
                 return self._decide(Action("click", (renamed.id,)),
                                     f"Step {self.step}: open {ins.target!r} (now {renamed.name!r}): [{renamed.id}].", ins)
         if self.explorer is None or self.explorer.target != ins.target:
-            self.explorer = Explorer(ins.target, goal=self.goal, title=obs.title)
+            self.explorer = Explorer(ins.target, goal=f"{ins.value} {self.goal}".strip(), title=obs.title)
         move = self.explorer.move(obs.url, obs.marks)
         if move is None:
             self.explorer = None
@@ -475,6 +485,33 @@ class DocFollowerPolicy:
                                                   "in the console (the document does not say how to reach it)")
         action, why = move
         return self._decide(action, f"Step {self.step}: {why}.", ins, done=False)
+
+    def _prerequisite(self, ins: Instruction, reason: str, obs: Observation) -> bool:
+        """A button disabled with what to do first ("Disassociate the EIPs of this NAT gateway first"): do it
+        as a person would: find where that action is (its button, by the goal's resources' rows), confirm it,
+        come back and press the button again. Once per reason; False when the reason asks for nothing."""
+        wanted = _FIRST.match(reason.strip())
+        if wanted is None or reason in self.prerequisites:
+            return False
+        self.prerequisites.add(reason)
+        verb = wanted.group("verb")
+        again = replace(ins, errors=0, waits=0)
+        if again.kind == "navigate":
+            again.path = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", again.text)] or again.path
+        steps = [Instruction("find", verb, reason, text=reason, candidates=[verb]),
+                 Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
+        self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
+        return True
+
+    def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The confirmation a prerequisite's action may open: its button when a dialog asks; else nothing."""
+        self.queue.popleft()
+        for label in SAVE_LABELS:
+            match = find_mark(label, [m for m in obs.marks if "dialog" in m.context], exclude=TEXT_ROLES)
+            if match is not None and match.quality == "exact" and "disabled" not in match.mark.states:
+                return self._decide(Action("click", (match.mark.id,)), f"Step {self.step}: confirm: [{match.mark.id}] "
+                                    f"{match.mark.name!r}.", None)
+        return None
 
     def _unsubmitted(self, obs: Observation) -> Decision | None:
         """The button just clicked is still there, enabled, beside a required field left empty: the form was

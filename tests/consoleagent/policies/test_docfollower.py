@@ -522,3 +522,21 @@ def test_a_menu_entry_waited_for_is_reached_through_its_whole_menu_path_again() 
     disabled = "menuitem 'Change Instance Type' [2] is disabled (\"Stop the instance before changing its type.\")"
     assert policy.act(page("/instance", closed, error=disabled)).action == "wait(3)"
     assert policy.act(page("/instance", closed)).action == "click(1)"  # the menu closed while waiting: open it again
+
+
+def test_a_button_disabled_until_something_is_done_first_gets_that_done_and_is_pressed_again() -> None:
+    """"Disassociate the EIPs of this NAT gateway first": four VPC test tasks ended there (measured)."""
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the NAT gateway promo-nat but keep its EIP promo-eip.", ["Click **Delete**.", "Click **Confirm**."])
+    nat = [Mark(1, "link", "Elastic IP addresses"), Mark(2, "button", "Delete", context="row: promo-nat ngw-1")]
+    assert policy.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
+    why = "button 'Delete' [2] is disabled (\"Disassociate the EIPs of this NAT gateway first\")"
+    assert policy.act(page("/vpc/nat-gateways", nat, error=why)).action == "click(1)"  # where disassociating is
+    eips = [Mark(3, "button", "Disassociate", context="row: other-eip 1.2.3.4"),
+            Mark(4, "button", "Disassociate", context="row: promo-eip 5.6.7.8 promo-nat")]
+    assert policy.act(page("/vpc/eips", eips)).action == "click(4)"  # the goal's EIP, by its row
+    dialog = eips + [Mark(5, "button", "Confirm", context='dialog "Disassociate EIP"')]
+    assert policy.act(page("/vpc/eips", dialog)).action == "click(5)"
+    assert policy.act(page("/vpc/eips", eips)).action == 'goto("http://console.test/vpc/nat-gateways")'
+    nat[1] = Mark(2, "button", "Delete", context="row: promo-nat ngw-1")
+    assert policy.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
