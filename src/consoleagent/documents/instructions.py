@@ -78,6 +78,7 @@ class Instruction:
     searched: bool = False  # a missing label was looked for beyond this page already
     sentence: str = ""  # the whole sentence it came from (what the action is for: "to add an option/value pair")
     condition: str = ""  # "ESSDs" of a field described "Only for ESSDs": when the field applies at all
+    guarded: bool = False  # find: click only where the goal's resource is named (its row, or the page)
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

@@ -49,7 +49,9 @@ _DISABLED = re.compile(r"\bis disabled\b")
 _CHANGE = re.compile(r"(?:change|modify|update|edit)\b", re.I)
 _DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
 # "Disassociate the EIPs of this NAT gateway first": what to do before the disabled action
-_FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+.+\s+first\.?$")
+UNDOING_VERBS = {"disassociate", "unassociate", "detach", "unbind", "unassign", "disable", "stop"}
+_FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+(?P<what>.+?)(?:\s+(?:of|from|in|on|with)\s+(?:this|the)\s+.+?)?"
+                    r"\s+first\.?$")
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
@@ -457,9 +459,13 @@ class DocFollowerPolicy:
         (by name, or renamed), else look for it (:class:`Explorer`); found nowhere: the agent could not
         verify this, which is not the document's fault, so it says so and stops."""
         labels = ins.candidates or ([ins.target] if ins.target else [])
+        page_names = any(n.casefold() in f"{obs.url} {obs.title}".casefold() for n in self.names)
         for label in labels:
             match = find_mark(label, obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
                               names=self.names)
+            if match is not None and ins.guarded and not page_names and not any(
+                    n.casefold() in match.mark.context.casefold() for n in self.names):
+                continue  # a prerequisite is done for the goal's resource only, never for another row's
             # a disabled menu entry is for another selection: keep looking (a disabled button says why when clicked)
             if match is not None and match.quality != "fuzzy" and not (
                     match.mark.role == "menuitem" and "disabled" in match.mark.states):
@@ -477,7 +483,7 @@ class DocFollowerPolicy:
                 return self._decide(Action("click", (renamed.id,)),
                                     f"Step {self.step}: open {ins.target!r} (now {renamed.name!r}): [{renamed.id}].", ins)
         if self.explorer is None or self.explorer.target != ins.target:
-            self.explorer = Explorer(ins.target, goal=f"{ins.value} {self.goal}".strip(), title=obs.title)
+            self.explorer = Explorer(ins.target, goal=ins.value or self.goal, title=obs.title)  # value: what it is for
         move = self.explorer.move(obs.url, obs.marks)
         if move is None:
             self.explorer = None
@@ -491,14 +497,14 @@ class DocFollowerPolicy:
         as a person would: find where that action is (its button, by the goal's resources' rows), confirm it,
         come back and press the button again. Once per reason; False when the reason asks for nothing."""
         wanted = _FIRST.match(reason.strip())
-        if wanted is None or reason in self.prerequisites:
-            return False
+        if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
+            return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
         self.prerequisites.add(reason)
         verb = wanted.group("verb")
         again = replace(ins, errors=0, waits=0)
         if again.kind == "navigate":
             again.path = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", again.text)] or again.path
-        steps = [Instruction("find", verb, reason, text=reason, candidates=[verb]),
+        steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
                  Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True

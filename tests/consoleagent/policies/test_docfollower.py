@@ -540,3 +540,23 @@ def test_a_button_disabled_until_something_is_done_first_gets_that_done_and_is_p
     assert policy.act(page("/vpc/eips", eips)).action == 'goto("http://console.test/vpc/nat-gateways")'
     nat[1] = Mark(2, "button", "Delete", context="row: promo-nat ngw-1")
     assert policy.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
+
+
+def test_a_prerequisite_is_never_destructive_nor_done_for_another_resource() -> None:
+    from consoleagent.policies.docfollow.explore import spells
+
+    assert spells("EIP", "Elastic IP addresses") and not spells("NAT", "NAT gateways")
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the VPC old-vpc.", ["Click **Delete**."])
+    marks = [Mark(1, "button", "Delete", context="row: old-vpc vpc-1")]
+    assert policy.act(page("/vpc/vpcs", marks)).action == "click(1)"
+    why = "button 'Delete' [1] is disabled (\"Delete the vSwitches, custom route tables and NAT gateways in this VPC first\")"
+    assert policy.act(page("/vpc/vpcs", marks, error=why)).action == "wait(3)"  # waits, never deletes other things
+    other = DocFollowerPolicy()
+    other.reset("Delete the NAT gateway promo-nat.", ["Click **Delete**."])
+    nat = [Mark(2, "button", "Delete", context="row: promo-nat ngw-1")]
+    assert other.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
+    first = "button 'Delete' [2] is disabled (\"Disassociate the EIPs of this NAT gateway first\")"
+    eips = [Mark(3, "button", "Disassociate", context="row: someone-elses-eip 1.2.3.4")]
+    assert other.act(page("/vpc/nat-gateways", nat, error=first)).action != "click(3)"
+    assert other.act(page("/vpc/eips", eips)).action != "click(3)"  # not the goal's EIP: not touched

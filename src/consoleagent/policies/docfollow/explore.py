@@ -31,6 +31,8 @@ from consoleagent.observation.types import Mark
 
 MAX_HOPS = 30
 MIN_SCORE = 0.2
+ACRONYM_SCORE = 0.9  # a name an acronym of the query spells out ("EIPs": "Elastic IP addresses")
+_ACRONYM = re.compile(r"\b([A-Z]{2,5})s?\b")
 MENU_BAND = 60.0  # px from the top: where a console's menu bar sits
 BAR_GAP = 24.0  # px between two buttons of one bar
 WALK_ROLES = {"link", "menuitem", "treeitem", "tab", "button"}
@@ -267,8 +269,18 @@ class Explorer:
         encoder = get_encoder()
         wanted = [q for q in (self.target, self.goal) if q]
         graded = [max(s) for s in zip(*(encoder.similarities(q, names) for q in wanted))] if wanted else [0.0] * len(marks)
+        acronyms = {a for q in wanted for a in _ACRONYM.findall(q)}
+        graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, names)]
         order = max(range(len(marks)), key=lambda i: (graded[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
+
+
+def spells(acronym: str, name: str) -> bool:
+    """Whether a name of several words is what an acronym stands for: "EIP" for "Elastic IP addresses" (a word
+    in capitals counts whole), which the encoder does not know (cosine 0.32, as for "VPCs")."""
+    words = re.findall(r"[A-Za-z][\w-]*", name)
+    initials = "".join(w if len(w) > 1 and w.isupper() else w[0] for w in words).upper()
+    return len(words) >= 2 and initials.startswith(acronym) and not name.upper().startswith(acronym)
 
 
 def menu_bar(marks: list[Mark]) -> list[Mark]:
