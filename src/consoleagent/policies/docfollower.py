@@ -154,6 +154,7 @@ class DocFollowerPolicy:
         self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
         self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
         self._clicked: Instruction | None = None  # the click instruction whose action was emitted last
+        self._clicked_in = ""  # where its element was (its dialog, its row)
         self._form_step: int | None = None  # the document step of the last field set
         self.prerequisites: set[str] = set()  # the "do X first" reasons acted on
 
@@ -303,6 +304,7 @@ class DocFollowerPolicy:
             if gap is not None:
                 return gap
         self._clicked = ins if match is not None and match.quality == "exact" else None
+        self._clicked_in = match.mark.context if match is not None else ""
         return self._with_match(ins, obs, match, lambda m: self._decide(
             Action("click", (m.id,)), f"Step {self.step}: click {ins.target!r}: [{m.id}] {m.role} {m.name!r}.", ins))
 
@@ -529,8 +531,10 @@ class DocFollowerPolicy:
         if match is None or match.quality != "exact" or "disabled" in match.mark.states:
             return None
         gaps = _required_empty(obs.marks)
-        # a dialog's button still open, or the browser marking a required field invalid: not a wizard's next page
-        if not gaps or not ("dialog" in match.mark.context or any("invalid" in m.states for m, _ in gaps)):
+        # the dialog whose button it was still open, or the browser marking a required field invalid: not a
+        # wizard's next page, nor the dialog a row's button of the same name opened ("Attach" → "Attach Disk")
+        same_dialog = "dialog" in self._clicked_in and match.mark.context == self._clicked_in
+        if not gaps or not (same_dialog or any("invalid" in m.states for m, _ in gaps)):
             return None
         again = replace(clicked, errors=0, waits=0)
         self.queue.appendleft(again)

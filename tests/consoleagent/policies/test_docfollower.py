@@ -560,3 +560,17 @@ def test_a_prerequisite_is_never_destructive_nor_done_for_another_resource() -> 
     eips = [Mark(3, "button", "Disassociate", context="row: someone-elses-eip 1.2.3.4")]
     assert other.act(page("/vpc/nat-gateways", nat, error=first)).action != "click(3)"
     assert other.act(page("/vpc/eips", eips)).action != "click(3)"  # not the goal's EIP: not touched
+
+
+def test_a_rows_button_that_opens_a_dialog_with_a_button_of_the_same_name_is_not_a_form_left_unsent() -> None:
+    """"Click **Attach** in the Actions column" opens "Attach Disk", whose own button is "Attach": measured as the
+    follower filling the dialog and pressing its Attach at step 4, then reporting step 5's fields removed."""
+    policy = follower(["Find the disk and click **Attach** in the **Actions** column.",
+                       "Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n| **Instance** | The instance. | web-01 |",
+                       "Click **Attach**."])
+    row = [Mark(1, "button", "Attach", context="row: data-01 d-1")]
+    assert policy.act(page("/ecs/disks", row)).action == "click(1)"
+    dialog = 'dialog "Attach Disk"'
+    opened = [Mark(2, "combobox", "Instance", tag="select", value="Select an instance", states=["required"], context=dialog),
+              Mark(3, "button", "Attach", context=dialog)]
+    assert policy.act(page("/ecs/disks", opened)).action == 'select(2, "web-01")'  # step 5's field, as the document says
