@@ -247,3 +247,13 @@ def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observati
     assert not alone[:, column].any() and alone[:, SCALAR_FEATURES.index("follower_none")].all()
     assert same_action('task_complete("done")', 'task_complete("followed all 4 steps")')
     assert not same_action("click(3)", "click(4)")
+
+
+def test_the_shipped_head_loads_for_this_feature_version_and_is_the_default() -> None:
+    """A change of the features without retraining the shipped head fails here, not in a user's run."""
+    from consoleagent.policies.ranker import CONFIG_FILE, PACKAGED_HEAD, head_source, load_head
+
+    assert (PACKAGED_HEAD / CONFIG_FILE).is_file() and head_source(None) == str(PACKAGED_HEAD)
+    assert head_source("base") is None and head_source("/some/head") == "/some/head"
+    head = load_head(PACKAGED_HEAD)  # raises when its n_features is not this version's
+    assert sum(p.numel() for p in head.parameters()) < 10_000
