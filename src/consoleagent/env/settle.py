@@ -49,7 +49,8 @@ MUTATION_TRACKER = """
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start, { once: true });
 })();
 """
-# [ms since the last mutation, ms until the last pending short timer is due]. A document still
+# [ms since the last mutation, ms until the last pending short timer is due (at least 1 while one is
+# pending: on a loaded CPU a timer runs late, and an overdue one is about to run)]. A document still
 # loading is never quiet, whatever its mutations say.
 QUIET_FOR_MS = """
 () => {
@@ -57,9 +58,9 @@ QUIET_FOR_MS = """
   if (document.readyState !== 'complete') return [0, 0];
   if (!state) return [1e9, 0];
   const now = performance.now();
-  let due = 0;
-  for (const at of (state.timers ? state.timers.values() : [])) due = Math.max(due, at - now);
-  return [now - state.last, due];
+  let due = 0, pending = false;
+  for (const at of (state.timers ? state.timers.values() : [])) { pending = true; due = Math.max(due, at - now); }
+  return [now - state.last, pending ? Math.max(due, 1) : 0];  // an overdue timer (a busy CPU) is still about to run
 }
 """
 
