@@ -36,6 +36,9 @@ MISSING_WORDS = re.compile(r"\b(does not exist|doesn't exist|not exist|no such|n
                            r"no (?:existing|available)|cannot find|can't find|could not find|isn't there|is not there)\b",
                            re.IGNORECASE)
 ELEMENT_NOT_FOUND = re.compile(r"oracle step \d+ \([a-z_]+\): no |there is no element|no element", re.IGNORECASE)
+# "could not find 'Disassociate' in the console (the document does not say how to reach it)": a place in the
+# UI the agent did not reach, not a resource the world lacks
+UI_NOT_REACHED = re.compile(r"\bin the console\b|does not say how to reach", re.IGNORECASE)
 UNPROVISIONED = re.compile(r"nothing provisioned|unresolved reference|was not provisioned", re.IGNORECASE)
 
 
@@ -74,10 +77,13 @@ def classify(episode: dict[str, Any]) -> dict[str, str] | None:
     unmet = next((c for c in failed if UNPROVISIONED.search(c.get("detail") or "")), None)
     if unmet is not None:
         return _label("provisioning_gap", _first_line(unmet.get("detail")))
-    if status == "unachievable" and episode.get("expected", "complete") == "complete" and MISSING_WORDS.search(answer):
+    if status == "unachievable" and episode.get("expected", "complete") == "complete" and MISSING_WORDS.search(answer) \
+            and not UI_NOT_REACHED.search(answer):
         return _label("provisioning_gap", f"gave up, saying: {_first_line(answer)}")
 
     # 2. UI interaction failure
+    if status == "unachievable" and UI_NOT_REACHED.search(answer):
+        return _label("ui_interaction", f"did not reach: {_first_line(answer)}")
     if status == "truncated":
         return _label("ui_interaction", f"timed out: {_first_line(cause) or 'step or time limit reached'}")
     if ELEMENT_NOT_FOUND.search(said):
