@@ -200,7 +200,7 @@ class DocFollowerPolicy:
         if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
             last.waits += 1  # a console between states ("Stopping") enables the button a moment later
             if last.kind == "navigate":  # the menu closes while waiting: the whole path again
-                last.path = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", last.text)] or last.path
+                last.path = _whole_path(last)
             if not (self.queue and self.queue[0] is last):
                 self.queue.appendleft(last)
             return self._decide(Action("wait", (self.wait_seconds,)),
@@ -505,7 +505,7 @@ class DocFollowerPolicy:
         verb = wanted.group("verb")
         again = replace(ins, errors=0, waits=0)
         if again.kind == "navigate":
-            again.path = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", again.text)] or again.path
+            again.path = _whole_path(again)
         steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
                  Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
@@ -682,6 +682,11 @@ def documented(label: str, document: list[str]) -> bool:
     lines = [line for step in document for line in step.split("\n")]
     headers = {i - 1 for i, line in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
     return any(words <= set(normalize(line).split()) for i, line in enumerate(lines) if i not in headers)
+
+
+def _whole_path(ins: Instruction) -> list[str]:
+    """A menu path from its first label again (``**More** > **Release**``): its menu closes on the way back."""
+    return [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", ins.text)] or ins.path
 
 
 def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:
