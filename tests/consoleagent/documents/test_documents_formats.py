@@ -7,6 +7,7 @@ from tests import FIXTURES
 
 import pytest
 
+from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.documents import ProcedureError, load_document, parse_document, parse_procedure, read_metadata
 
 STYLES = FIXTURES / "docs" / "styles"
@@ -122,7 +123,8 @@ def test_html_dita_and_sphinx_markup_and_implicit_end_tags() -> None:
     assert first.navigation == [["Elastic IP addresses", "Elastic IP addresses"]] and first.line == 7
     assert second.text == "In the row of the EIP, click **Release** and then `OK`."
     assert second.notes == ["Warning: A released address cannot be recovered."]
-    assert read_metadata(STYLES / "html-stop-instance.html")["id"] == "styles-html-stop-instance"
+    assert read_metadata(next((DOCUMENTS_ROOT / "stratus").glob("*/styles/html-stop-instance.html")))["id"] == \
+        "styles-html-stop-instance"
 
 
 def test_markdown_without_procedure_section_takes_numbered_instructions_anywhere() -> None:

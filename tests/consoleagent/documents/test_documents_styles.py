@@ -1,11 +1,9 @@
 """Documents in the styles people write them, read into one model: a cloud task topic with a parameter
 table (Markdown), a reference page that describes a dialog field by field (reStructuredText), a
-tutorial in prose (Markdown) and a task topic saved from a documentation site (HTML). The fixtures are
-the suite's documents in these styles (a test keeps the copies identical)."""
+tutorial in prose (Markdown) and a task topic saved from a documentation site (HTML): the suite's own
+documents in these styles, read where they ship."""
 
 from __future__ import annotations
-
-from tests import FIXTURES
 
 import pytest
 
@@ -13,24 +11,22 @@ from consoleagent.documents import load_document, load_procedure
 from consoleagent.policies.docfollower import instructions_from
 from consoleagent.suite import DOCUMENTS_ROOT
 
-STYLES = FIXTURES / "docs" / "styles"
 SUITE_STYLES = sorted((DOCUMENTS_ROOT / "stratus").glob("*/styles/*"), key=lambda p: p.name)
+STYLE = {path.name: path for path in SUITE_STYLES}
 
 
 def _inputs(step) -> list[tuple[str, str | None, str]]:
     return [(s.label, s.value.kind if s.value else None, s.value.text if s.value else "") for s in step.all_inputs()]
 
 
-def test_the_fixtures_are_the_suites_documents_in_other_styles() -> None:
+def test_the_suite_ships_documents_in_four_other_styles() -> None:
     assert sorted(p.name for p in SUITE_STYLES) == [
         "alibaba-apply-eip.md", "alibaba-create-security-group.md", "html-sphinx-create-vpc.html", "html-stop-instance.html",
         "reference-create-security-group-dialog.rst", "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
-    for shipped in SUITE_STYLES:
-        assert (STYLES / shipped.name).read_bytes() == shipped.read_bytes(), shipped.name
 
 
 def test_cloud_task_topic_with_a_parameter_table_of_instructions() -> None:
-    document = load_document(STYLES / "alibaba-create-security-group.md")
+    document = load_document(STYLE["alibaba-create-security-group.md"])
     assert document.format == "markdown" and document.id == "styles-alibaba-create-security-group"
     procedure = document.procedures[0]
     assert procedure.shape == "steps" and procedure.console == "ECS" and procedure.navigation_known
@@ -53,7 +49,7 @@ def test_cloud_task_topic_with_a_parameter_table_of_instructions() -> None:
 
 
 def test_reference_page_becomes_open_fill_save_with_the_navigation_unknown() -> None:
-    document = load_document(STYLES / "reference-create-vswitch-dialog.rst")
+    document = load_document(STYLE["reference-create-vswitch-dialog.rst"])
     assert document.format == "rst" and document.title == "Create vSwitch Dialog"
     assert document.front_matter == {"id": "styles-reference-create-vswitch-dialog", "product": "vpc",
                                      "release": "2026.03", "pages": ["/vpc/vswitches"]}
@@ -74,7 +70,7 @@ def test_reference_page_becomes_open_fill_save_with_the_navigation_unknown() -> 
 
 
 def test_tutorial_in_prose_with_quoted_and_italic_labels_and_a_settings_list() -> None:
-    procedure = load_procedure(STYLES / "tutorial-first-vswitch.md")
+    procedure = load_procedure(STYLE["tutorial-first-vswitch.md"])
     assert procedure.shape == "prose" and procedure.console == "VPC" and procedure.navigation_known
     assert procedure.prerequisites == ["A VPC named tutorial-vpc with the CIDR block 192.168.0.0/16 exists."]
     first, create, fill, done = procedure.steps
@@ -96,7 +92,7 @@ def test_tutorial_in_prose_with_quoted_and_italic_labels_and_a_settings_list() -
 
 
 def test_html_page_saved_from_a_documentation_site() -> None:
-    document = load_document(STYLES / "html-stop-instance.html")
+    document = load_document(STYLE["html-stop-instance.html"])
     assert document.format == "html" and document.title == "Stop an instance"
     assert document.front_matter["pages"] == ["/ecs/instances"] and document.release == "2026.03"
     procedure = document.procedures[0]
@@ -120,7 +116,7 @@ def test_html_page_saved_from_a_documentation_site() -> None:
 
 
 def test_task_topic_with_units_a_required_column_and_step_results() -> None:
-    procedure = load_procedure(STYLES / "alibaba-apply-eip.md")
+    procedure = load_procedure(STYLE["alibaba-apply-eip.md"])
     configure = procedure.steps[3]
     assert [(s.label, s.required, s.value.kind, s.value.text, s.value.bare) for s in configure.inputs] == [  # type: ignore[union-attr]
         ("Metering method", True, "example", "Pay-by-data-transfer", "Pay-by-data-transfer"),
@@ -133,7 +129,7 @@ def test_task_topic_with_units_a_required_column_and_step_results() -> None:
 
 
 def test_reference_page_with_a_default_and_options() -> None:
-    procedure = load_procedure(STYLES / "reference-create-security-group-dialog.rst")
+    procedure = load_procedure(STYLE["reference-create-security-group-dialog.rst"])
     assert procedure.steps[0].find == "Create Security Group dialog" and procedure.steps[-1].text == "Click **Create**."
     kind = next(s for s in procedure.steps[1].all_inputs() if s.label == "Security group type")
     assert kind.value is not None and (kind.value.kind, kind.value.text, kind.value.options) == (
@@ -142,7 +138,7 @@ def test_reference_page_with_a_default_and_options() -> None:
 
 
 def test_html_saved_from_a_sphinx_site() -> None:
-    document = load_document(STYLES / "html-sphinx-create-vpc.html")
+    document = load_document(STYLE["html-sphinx-create-vpc.html"])
     assert document.title == "Creating a VPC"  # the permalink "¶" is not part of it
     assert document.front_matter["pages"] == ["/vpc/vpcs", "/vpc/vpcs/create"]
     procedure = document.procedures[0]
@@ -160,7 +156,7 @@ def test_html_saved_from_a_sphinx_site() -> None:
 @pytest.mark.parametrize("name", [p.name for p in SUITE_STYLES])
 def test_every_style_yields_followable_steps(name: str) -> None:
     """Each step names UI labels in the one canonical form the doc follower reads, or the console it starts in."""
-    procedure = load_procedure(STYLES / name)
+    procedure = load_procedure(STYLE[name])
     assert procedure.steps
     for step in procedure.steps:
         assert "**" in step.full_text() or step.console, step.text
