@@ -712,14 +712,8 @@ def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:
 
 
 def _group_label(group: list[Mark], obs: Observation) -> str:
-    """A radio group's label: the line of page text before its first radio ("radiogroup "Instance Type":")."""
-    lines = obs.text.split("\n")
-    first = next((i for i, line in enumerate(lines) if f"[{group[0].id}]" in line), None)
-    if first:
-        heading = re.match(r'\s*radiogroup "(?P<label>[^"]+)"', lines[first - 1])
-        if heading:
-            return heading.group("label")
-    return ""
+    """A radio group's label, as the page outline names it; "" when it names none."""
+    return next((label for label, radios in radio_groups(obs) if radios and radios[0].id == group[0].id), "")
 
 
 def _radio_for_goal(group: list[Mark], goal: str) -> Mark | None:
@@ -729,21 +723,27 @@ def _radio_for_goal(group: list[Mark], goal: str) -> Mark | None:
                                                                   r"(?![\w-])", lowered)), None)
 
 
-def radio_group(label: str, obs: Observation) -> list[Mark]:
-    """The radios of the group the page outline names ``radiogroup "<label>":``, in order; [] when none."""
+def radio_groups(obs: Observation) -> list[tuple[str, list[Mark]]]:
+    """The page outline's radio groups in order: ``radiogroup "<label>":`` and the radios indented under it."""
     lines = obs.text.split("\n")
-    want = normalize(label)
+    groups = []
     for i, line in enumerate(lines):
         heading = re.match(r'(?P<indent>\s*)radiogroup "(?P<label>[^"]+)"', line)
-        if heading is None or normalize(heading.group("label")) != want:
+        if heading is None:
             continue
         ids = []
         for inner in lines[i + 1:]:
             if len(inner) - len(inner.lstrip()) <= len(heading.group("indent")):
                 break
             ids += [int(n) for n in re.findall(r"\[(\d+)\]", inner)]
-        return [m for m in obs.marks if m.id in ids and m.role == "radio"]
-    return []
+        groups.append((heading.group("label"), [m for m in obs.marks if m.id in ids and m.role == "radio"]))
+    return groups
+
+
+def radio_group(label: str, obs: Observation) -> list[Mark]:
+    """The radios of the group the page outline names ``label``; [] when none."""
+    want = normalize(label)
+    return next((radios for name, radios in radio_groups(obs) if normalize(name) == want), [])
 
 
 def toggle_wanted(value: str) -> bool:

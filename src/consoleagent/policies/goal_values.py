@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from consoleagent.policies.docfollow.goal_fields import stem
+
 SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}\b"),  # CIDR block
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b(?!/)"),  # IP address
@@ -129,18 +131,11 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     than one is named."""
     if len(options) < 2:
         return None
-    goal_words = {_stem(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}
-    words = [{_stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in options]
+    goal_words = {stem(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}
+    words = [{stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in options]
     shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
     named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
     return named[0] if len(named) == 1 else None
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def made_name(label: str) -> str:

@@ -33,7 +33,7 @@ from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
-from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features, same_action
+from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features, proposed_index
 
 HEAD_FILE = "head.safetensors"
 CONFIG_FILE = "ranker.json"
@@ -193,7 +193,7 @@ class RankerPolicy:
             self.shadow.reset(observation.goal, observation.document)
         self.proposal = self.shadow.propose(observation)
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
-        proposed = next((i for i, c in enumerate(everything) if self.proposal and same_action(c.action, self.proposal)), None)
+        proposed = proposed_index(everything, self.proposal)
         if proposed is not None and proposed not in kept:
             kept = [*kept, proposed]  # the follower's choice is always scored
         return [everything[i] for i in kept]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consoleagent.observation.types import Observation
-from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, goal_values
+from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, goal_values, match_action
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
@@ -148,11 +148,12 @@ def features(encoder: Any, context: EpisodeContext, observation: Observation, ca
     page = _page_signals(context, observation, history, step)
     history_set = set(history)
     done, pointer = plan_progress(context.plan, history)
+    proposed = proposed_index(candidates, proposal)
     for i, candidate in enumerate(candidates):
         rows[i, 4] = min(sum(1 for h in history if h == candidate.text), 2) / 2 if candidate.text in history_set else 0.0
         rows[i, 9:28] = torch.tensor(_exact(context, candidate, page))
         rows[i, 28:33] = torch.tensor(_plan_features(context.plan, done, pointer, candidate))
-        rows[i, 33] = float(proposal is not None and same_action(candidate.action, proposal))
+        rows[i, 33] = float(i == proposed)
         rows[i, len(SCALAR_FEATURES) + KINDS.index(candidate.kind)] = 1.0
         role = ROLE_GROUPS.get(candidate.mark.role, N_ROLES - 1) if candidate.mark is not None else N_ROLES - 1
         rows[i, len(SCALAR_FEATURES) + len(KINDS) + role] = 1.0
@@ -320,13 +321,14 @@ def _plan_features(plan: list[PlanItem], done: set[int], pointer: int, candidate
     ]
 
 
-def same_action(candidate: str, proposal: str) -> bool:
-    """Whether a candidate's DSL text is the follower's proposal: the same verb and arguments; for waiting,
-    finishing and giving up, the verb alone (their durations and messages differ)."""
-    from consoleagent.actions.parser import parse_action
+def proposed_index(candidates: list[Candidate], proposal: str | None) -> int | None:
+    """Which candidate the follower's proposal is (``candidates.match_action``: any wait, any answer of
+    ``task_complete`` or ``task_unachievable``, a click on a toggle as its check), or None."""
+    from consoleagent.actions.parser import ActionParseError, parse_action
 
+    if not proposal:
+        return None
     try:
-        a, b = parse_action(candidate), parse_action(proposal)
-    except ValueError:
-        return False
-    return a.name == b.name and (a.name in ("wait", "task_complete", "task_unachievable") or tuple(a.args) == tuple(b.args))
+        return match_action(candidates, parse_action(proposal))
+    except ActionParseError:
+        return None

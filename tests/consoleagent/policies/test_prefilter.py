@@ -66,7 +66,7 @@ def test_the_ranker_scores_only_the_kept_candidates_and_their_scores_do_not_chan
     torch = pytest.importorskip("torch")
     from consoleagent.encoder import EncoderUnavailable
     from consoleagent.policies.ranker import RankerPolicy
-    from consoleagent.policies.ranker_features import same_action
+    from consoleagent.policies.ranker_features import proposed_index
 
     try:
         full, cut = RankerPolicy(keep=0), RankerPolicy(keep=8)
@@ -76,7 +76,7 @@ def test_the_ranker_scores_only_the_kept_candidates_and_their_scores_do_not_chan
     for policy in (full, cut):
         policy.reset(GOAL, DOCUMENT)
     all_candidates, kept = full.candidates(observation), cut.candidates(observation)
-    proposed = [c for c in kept if same_action(c.action, cut.proposal)]
+    proposed = [c for c in kept if c == all_candidates[proposed_index(all_candidates, cut.proposal)]]
     # 8 elements, scroll x2, back, wait, finish, give up, and the documentation follower's proposal, scored always
     assert len(all_candidates) == cut.listed and len(proposed) == 1 and len(kept) in (8 + 6, 8 + 6 + 1)
     _, all_logits = full.score(observation, all_candidates)

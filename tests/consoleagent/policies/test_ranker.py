@@ -231,7 +231,7 @@ def test_the_documents_plan_says_which_instruction_comes_next() -> None:
 
 def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observation: Observation, encoder: Any) -> None:
     from consoleagent.policies.follower_shadow import FollowerShadow
-    from consoleagent.policies.ranker_features import SCALAR_FEATURES, EpisodeContext, features, same_action
+    from consoleagent.policies.ranker_features import SCALAR_FEATURES, EpisodeContext, features, proposed_index
 
     shadow = FollowerShadow()
     shadow.reset(GOAL, DOCUMENT)
@@ -239,14 +239,15 @@ def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observati
     assert proposal is not None and parse_action(proposal).name == "click"
     candidates = build_candidates(observation)
     rows = features(encoder, EpisodeContext.build(GOAL, DOCUMENT), observation, candidates, [], 0, proposal=proposal)
-    picked = [i for i, c in enumerate(candidates) if same_action(c.action, proposal)]
+    picked = [proposed_index(candidates, proposal)]
     column = SCALAR_FEATURES.index("follower_pick")
-    assert len(picked) == 1 and rows[:, column].nonzero().flatten().tolist() == picked
+    assert picked[0] is not None and rows[:, column].nonzero().flatten().tolist() == picked
     assert not rows[:, SCALAR_FEATURES.index("follower_none")].any()
     alone = features(encoder, EpisodeContext.build(GOAL, DOCUMENT), observation, candidates, [], 0)
     assert not alone[:, column].any() and alone[:, SCALAR_FEATURES.index("follower_none")].all()
-    assert same_action('task_complete("done")', 'task_complete("followed all 4 steps")')
-    assert not same_action("click(3)", "click(4)")
+    finish = next(i for i, c in enumerate(candidates) if c.kind == "task_complete")
+    assert proposed_index(candidates, 'task_complete("followed all 4 steps")') == finish  # any answer
+    assert proposed_index(candidates, "click(99999)") is None and proposed_index(candidates, None) is None
 
 
 def test_the_shipped_head_loads_for_this_feature_version_and_is_the_default() -> None:
