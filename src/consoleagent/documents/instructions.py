@@ -13,17 +13,17 @@ the step by going to that console.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import FIELD_PATTERNS, described_field
-from consoleagent.documents.labels import bold_labels, console_named, strip_markup
+from consoleagent.documents.labels import bold_labels, console_named, listed_choices, strip_markup
 from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick", "confirm", "goto"]
+               "find", "choose", "pick", "confirm", "goto", "rows"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
@@ -37,6 +37,20 @@ _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
 _CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
+# "click **Start**, **Stop** or **Restart**", "click the same button (**Start**, **Stop** or **Restart**)", "click
+# the button of the service: **SSH (22)**, ... or **RDP (3389)**": one of them, the one the goal asks for
+_CLICK_ONE_OF = re.compile(r"\b(?:click|choose|select|press|tap)\s+(?:the\s+)?(?:same\s+button\s+\(\s*|[\w ]{1,40}:\s*)?"
+                           r"(?P<labels>\*\*[^*]+\*\*(?:\s*,\s*\*\*[^*]+\*\*)*\s*,?\s+or\s+\*\*[^*]+\*\*)", re.I)
+# "click the **Inbound** tab or the **Outbound** tab, depending on the direction of the rule"
+_CLICK_EITHER = re.compile(r"\b(?:click|choose|select|open)\s+the\s+\*\*(?P<a>[^*]+)\*\*\s+(?P<kind>tab|button|option|link)"
+                           r"\s*,?\s+or\s+the\s+\*\*(?P<b>[^*]+)\*\*(?:\s+(?P=kind))?", re.I)
+# "select the check boxes of the instances", "select the check box in front of each VPC that you want to delete":
+# the rows of the goal's resources
+_SELECT_ROWS = re.compile(r"\b(?:select|check|tick)\s+the\s+check ?box(?:es)?\s+(?:of|in front of|next to|beside|for)\s+"
+                          r"(?:each|every|all|the)\b[^.;]*", re.I)
+# "In the **Modify Rule** dialog box, change the parameters.": its table lists what may change, not what to type
+_CHANGE_TABLE = re.compile(r"\b(?:change|modify|edit|update)\s+(?:the\s+)?(?:parameters|settings|fields|values|"
+                           r"properties|configuration)\b", re.I)
 _SUBSTEP = re.compile(r"^\s*(?:[a-z]|\d+)[.)]\s+")
 # "click the name of the instance", "click the instance ID", "click its ID": the goal's resource, by its link
 _OPEN_BY_NAME = re.compile(r"\bclick (?:the|its) (?:[\w-]+ )?(?:name|id|name or id)\b(?: of the [\w -]+?)?(?= to |[.,;]|$)",
@@ -53,7 +67,11 @@ _FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameter
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z*`\"])")
 # "Only for ESSDs: ...", "Available only when Type is Advanced": a field that applies to some choices only
 _CONDITION = re.compile(r"^(?:\w+\.\s+)?(?:only|available only|applies only|used only|required only)\s+"
-                        r"(?:for|to|with|when|if|in)\s+(?P<what>[^.;:,]+)", re.I)
+                        r"(?:for|to|with|when|if|in)\s+(?P<what>[^.;:,]+)"
+                        # "Subscription only. One of 1, 3 or 6 months": the choice first
+                        r"|^(?:\w+\.\s+)?(?P<first>[A-Z][\w -]{2,40}?)\s+only\s*[.:;]"
+                        # "The key pair to bind when Key Pair is selected."
+                        r"|\b(?:when|if)\s+(?P<selected>[^.;,]{2,40}?)\s+is\s+(?:selected|chosen|enabled|turned on)\b", re.I)
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
 
@@ -73,16 +91,20 @@ class Instruction:
     errors: int = 0
     unit: str | None = None  # "Mbps" of "5 Mbps"
     amount: str | None = None  # "5" of "5 Mbps": what a numeric field takes
-    options: list[str] = field(default_factory=list)  # choose: the labels its instruction names; fill: the listed choices
+    options: list[str] = field(default_factory=list)  # choose: the labels its instruction names; fill: the listed
+    # choices; click: the labels of "click A, B or C", one of which the goal asks for
     candidates: list[str] = field(default_factory=list)  # find: labels that would do (a dialog's save buttons)
     searched: bool = False  # a missing label was looked for beyond this page already
     sentence: str = ""  # the whole sentence it came from (what the action is for: "to add an option/value pair")
     condition: str = ""  # "ESSDs" of a field described "Only for ESSDs": when the field applies at all
     guarded: bool = False  # find: click only where the goal's resource is named (its row, or the page)
+    changes_only: bool = False  # fill: a row of a "change the parameters" table: set only when the goal changes it
 
 
 def instructions_from(step_text: str) -> list[Instruction]:
-    """The instructions of one document step, in the order a person performs them (notes, ``>`` lines, skipped)."""
+    """The instructions of one document step, in the order a person performs them (notes, ``>`` lines, skipped).
+    A table under "change the parameters" lists what *can* change: its rows are marked ``changes_only``."""
+    changing = any(_CHANGE_TABLE.search(line) for line in step_text.split("\n") if not line.strip().startswith("|"))
     found: list[Instruction] = []
     deferred: list[Instruction] = []  # clicks of a "... the following ... and click X" sentence
     lines = step_text.split("\n")
@@ -95,7 +117,9 @@ def instructions_from(step_text: str) -> list[Instruction]:
                 block.append(lines[i])
                 i += 1
             table = parse_pipe_table(block)
-            found += [ins for spec in (table_parameters(table) if table else []) if (ins := field_instruction(spec))]
+            rows = [part for spec in (table_parameters(table) if table else []) if (ins := field_instruction(spec))
+                    for part in _each_field(ins)]
+            found += [replace(ins, changes_only=changing) for ins in rows]
             continue
         if line and not line.startswith(">"):
             for sentence in _SENTENCE_END.split(_SUBSTEP.sub("", line)):
@@ -108,6 +132,15 @@ def instructions_from(step_text: str) -> list[Instruction]:
                 found += got
         i += 1
     return found + deferred
+
+
+_TWO_FIELDS = re.compile(r"^(?P<a>[A-Z][\w-]*(?: [\w-]+){0,3}) and (?P<b>[A-Z][\w-]*(?: [\w-]+){0,3})$")
+
+
+def _each_field(ins: Instruction) -> list[Instruction]:
+    """"**Logon Password** and **Confirm Password**" in one table row: two fields, one value."""
+    two = _TWO_FIELDS.match(ins.target) if ins.kind == "fill" else None
+    return [replace(ins, target=two.group("a")), replace(ins, target=two.group("b"))] if two else [ins]
 
 
 def line_instructions(line: str) -> list[Instruction]:
@@ -151,11 +184,11 @@ def field_instruction(spec: FieldSpec) -> Instruction | None:
     if value is None or value.kind in ("empty", "unspecified") or (value.kind == "default" and not value.text):
         return None
     condition = _CONDITION.search(strip_markup(spec.description or ""))
-    when = condition.group("what").strip() if condition else ""
+    when = next((g.strip() for g in condition.group("what", "first", "selected") if g), "") if condition else ""
     if value.kind == "instruction":
         return Instruction("choose", spec.label, value.text, text=text, options=list(value.options), condition=when)
     return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount, condition=when,
-                       options=bold_labels(spec.description or ""))
+                       options=bold_labels(spec.description or "") or listed_choices(spec.description or ""))
 
 
 def sentence_instructions(line: str) -> list[Instruction]:
@@ -194,6 +227,13 @@ def sentence_instructions(line: str) -> list[Instruction]:
                                  options=[position.group("label").strip()]))
             continue
         claim(m, Instruction(kind, m.group("label").strip(), text=m.group(0)))  # type: ignore[arg-type]
+    for m in _SELECT_ROWS.finditer(line):
+        claim(m, Instruction("rows", "check boxes of the rows", text=m.group(0)))
+    for m in _CLICK_EITHER.finditer(line):
+        claim(m, Instruction("click", m.group("a").strip(), text=m.group(0), options=[m.group("a").strip(), m.group("b").strip()]))
+    for m in _CLICK_ONE_OF.finditer(line):
+        labels = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", m.group("labels"))]
+        claim(m, Instruction("click", labels[0], text=m.group(0), options=labels))
     for m in _WAIT.finditer(line):
         claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))
     for m in _CLICK.finditer(line):

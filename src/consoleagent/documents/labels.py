@@ -59,6 +59,21 @@ def bold_labels(text: str) -> list[str]:
                               if label.strip() and not _NOTE_WORD.match(label.strip())))
 
 
+_SERIES = re.compile(r"(?P<items>(?:[\w.+-]+(?: [\w.+-]+){0,3}, )+[\w.+-]+(?: [\w.+-]+){0,3},? or [\w.+-]+(?: [\w.+-]+){0,3})(?=[.;)]|$)")
+
+
+def listed_choices(text: str) -> list[str]:
+    """The choices a description lists in plain words after a colon: "How long ...: 1 Month, 3 Months, 6
+    Months or 12 Months." Only after a colon, so ordinary prose ("names, tags or descriptions") is not
+    mistaken for a field's options."""
+    plain = strip_markup(text)
+    for part in plain.split(":")[1:]:
+        found = _SERIES.search(part.strip())
+        if found and found.start() == 0:
+            return [item.strip() for item in re.split(r",\s*(?:or\s+)?|\s+or\s+", found.group("items")) if item.strip()]
+    return []
+
+
 def navigation_paths(text: str) -> list[list[str]]:
     """Every menu path of canonical text as its labels: ``**A** > **B**`` → ["A", "B"]."""
     return [[label.strip() for label in BOLD.findall(m.group(0))] for m in NAV_PATH.finditer(text)]

@@ -29,10 +29,12 @@ from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.optional_rows import optional_add
+from consoleagent.policies.docfollow.rows import row_boxes
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
-from consoleagent.policies.goal_values import GoalValues, choose_by_meaning, choose_option, goal_identifiers
+from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
+                                              option_in_goal, related_values, resource_hints, row_hints)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -50,8 +52,9 @@ _CHANGE = re.compile(r"(?:change|modify|update|edit)\b", re.I)
 _DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
 # "Disassociate the EIPs of this NAT gateway first": what to do before the disabled action
 UNDOING_VERBS = {"disassociate", "unassociate", "detach", "unbind", "unassign", "disable", "stop"}
+# ("Disassociate the EIP before releasing it" says the same)
 _FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+(?P<what>.+?)(?:\s+(?:of|from|in|on|with)\s+(?:this|the)\s+.+?)?"
-                    r"\s+first\.?$")
+                    r"\s+(?:first|before\s+\w+ing\b[^.]*)\.?$")
 WAIT_SECONDS = 3
 FUZZY_OVERLAP = 0.6
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
@@ -102,11 +105,13 @@ def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
 
 
 def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, exclude: set[str] | None = None,
-              hint: str = "", prefer: list[str] | None = None, names: list[str] | None = None) -> Match | None:
+              hint: str = "", prefer: list[str] | None = None, names: list[str] | None = None,
+              avoid: set[tuple[str, str]] | None = None) -> Match | None:
     """The mark best named ``label``: exact, then prefix, then fuzzy; ties go to marks whose context
     (their table row, dialog or form) holds one of ``names`` (the goal's resources: the row of the
-    disk the goal names, not the first row), then to enabled, visible marks whose context shares words
-    with ``hint``, then to ``prefer``red roles, then to document order."""
+    disk the goal names, not the first row), then to marks not in ``avoid`` (name and context of fields
+    an earlier step set: the vSwitch's "IPv4 CIDR block" is not the VPC's), then to enabled, visible marks
+    whose context shares words with ``hint``, then to ``prefer``red roles, then to document order."""
     hint_words = set(normalize(hint).split())
     # Whole names only ("legacy-crm" is not in the row of "legacy-crm-b"); the goal's first name weighs most.
     wanted = [(re.compile(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])"), len(names or []) - i)
@@ -123,7 +128,8 @@ def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, excl
         context = len(hint_words & set(normalize(mark.context).split())) if hint_words else 0
         role_rank = (len(prefer) - prefer.index(mark.role)) if prefer and mark.role in prefer else 0
         named = sum(weight for pattern, weight in wanted if pattern.search(mark.context.casefold())) if wanted else 0
-        key = (score, named, "disabled" not in mark.states, mark.in_viewport, context, role_rank, -order)
+        fresh = not avoid or (mark.name, mark.context) not in avoid
+        key = (score, named, fresh, "disabled" not in mark.states, mark.in_viewport, context, role_rank, -order)
         if best is None or key > best[0]:
             best = (key, Match(mark, quality, score))  # type: ignore[arg-type]
     return best[1] if best else None
@@ -151,18 +157,29 @@ class DocFollowerPolicy:
         self.discrepancies = 0
         self.values = GoalValues(goal)
         self.names = goal_identifiers(goal)
+        self.row_hints = self.names + [h for h in row_hints(goal) if h not in self.names]  # a row's names, then its ports
         self.explorer: Explorer | None = None  # the search under way for the instruction at the queue's head
         self.gaps_filled: set[tuple[str, str]] = set()  # (page, field) required fields filled before a disabled button
         self._clicked: Instruction | None = None  # the click instruction whose action was emitted last
         self._clicked_in = ""  # where its element was (its dialog, its row)
         self._form_step: int | None = None  # the document step of the last field set
         self.prerequisites: set[str] = set()  # the "do X first" reasons acted on
+        self.stopped: str | None = None  # why the follower cannot go on (its next action gives up)
+        self._resources_read = False  # the ids of the goal's prepared resources are in row_hints
+        self.related: list[str] = []  # values of the goal's prepared resources (the zone of its vSwitch)
+        self.fields_set: dict[tuple[str, str], int] = {}  # (name, context) of a field set → the document step
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
             self.document = list(observation.document)
         if not self.document:
             return self._end("task_unachievable", "the doc follower needs a document to follow; the task has none")
+        if self.stopped:
+            return self._end("task_unachievable", self.stopped)
+        if observation.resource_report and not self._resources_read:
+            self._resources_read = True
+            self.row_hints += [h for h in resource_hints(observation.resource_report, self.names) if h not in self.row_hints]
+            self.related = related_values(observation.resource_report, self.names)
         retry = self._after_error(observation) or self._unsubmitted(observation)
         if retry is not None:
             return retry
@@ -178,9 +195,21 @@ class DocFollowerPolicy:
                 return decision
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
-        """Typed and chosen values come from the goal where it names one of the same kind."""
-        return [replace(i, value=self.values.value_for(i.target, i.value, i.options)) if i.kind in ("fill", "select") and i.value
-                else i for i in instructions]
+        """Typed and chosen values come from the goal where it names one of the same kind; a "change the
+        parameters" table sets only what the goal changes; of "click **Start**, **Stop** or **Restart**" the
+        button the goal asks for ("Stop the instances ...")."""
+        valued = []
+        for i in instructions:
+            if i.kind in ("fill", "select") and i.changes_only:  # "change the parameters": only what the goal changes
+                value = self.values.changed_value(i.target, i.value, i.options)
+                valued += [replace(i, value=value)] if value is not None else []
+            elif i.kind in ("fill", "select") and i.value:
+                valued.append(replace(i, value=self.values.value_for(i.target, i.value, i.options)))
+            elif i.kind == "click" and i.options:
+                valued.append(replace(i, target=option_in_goal(i.options, self.goal) or i.target))
+            else:
+                valued.append(i)
+        return valued
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
@@ -230,9 +259,9 @@ class DocFollowerPolicy:
             choice = next((o for o in offered if normalize(o) in (normalize(ins.amount), normalize(ins.value))
                            or normalize(o).startswith(normalize(ins.amount) + " ")), None)
         if choice is None:
-            choice = choose_option(offered, self.goal)
+            choice = choose_option(offered, self.goal, self.related)
         if choice is None and ins.kind == "choose":
-            choice = choose_by_meaning(offered, ins.value, self.goal)
+            choice = choose_by_meaning(offered, ins.value, self.goal, self.related)
         if choice is not None and choice != ins.value:
             ins.kind = "select" if ins.kind == "choose" else ins.kind
             ins.value, ins.errors = choice, ins.errors - 1
@@ -279,6 +308,8 @@ class DocFollowerPolicy:
             return self._decide(Action("goto", (ins.target,)), f"Step {self.step}: back to {ins.target}.", None)
         if ins.kind == "choose":
             return self._choose(ins, obs)
+        if ins.kind == "rows":
+            return self._select_rows(ins, obs)
         if ins.kind == "pick":
             return self._pick(ins, obs)
         if ins.kind in ("check", "uncheck"):
@@ -313,8 +344,9 @@ class DocFollowerPolicy:
 
     def _find(self, ins: Instruction, obs: Observation, roles: set[str] | None = None,
               exclude: set[str] | None = None, prefer: list[str] | None = None, label: str | None = None) -> Match | None:
+        avoid = {field for field, step in self.fields_set.items() if step != self.step}
         return find_mark(ins.alias or label or ins.target, obs.marks, roles=roles, exclude=exclude, hint=self._hint(),
-                         prefer=prefer, names=self.names)
+                         prefer=prefer, names=self.row_hints, avoid=avoid)
 
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
         if match is None:
@@ -377,6 +409,23 @@ class DocFollowerPolicy:
         self.queue.popleft()
         return None
 
+    def _select_rows(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """Tick the rows of the goal's resources, one per turn. No such check box (after a scroll): the
+        batch selection is gone; reported, and the follower stops rather than press a batch button that
+        would act on whatever rows the page has selected."""
+        boxes = row_boxes(obs.marks, self.goal)
+        if not boxes:
+            if ins.scrolled:
+                self.stopped = f"step {self.step}: the rows of the goal's resources cannot be selected (no check boxes)"
+            return self._missing(ins, obs, "element_removed")
+        todo = [m for m in boxes if "checked" not in m.states]
+        if not todo:
+            self.queue.popleft()
+            return None
+        mark = todo[0]
+        return self._decide(Action("check", (mark.id,)), f"Step {self.step}: select the row: [{mark.id}] {mark.name!r}.",
+                            ins, done=len(todo) == 1)
+
     def _open_resource(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The link named like the goal's resource; with none on the page there is nothing the document
         named to report (no bold label), so the step is passed over."""
@@ -398,6 +447,7 @@ class DocFollowerPolicy:
         if normalize(mark.value or "") in (normalize(ins.value), normalize(value)):
             self.queue.popleft()  # already set, as a person would leave it
             return None
+        self.fields_set[(mark.name, mark.context)] = self.step
         # A native <select> (or a listbox) takes select(); an editable combobox input takes typed text.
         use_select = mark.role == "listbox" or (mark.role == "combobox" and mark.tag != "input")
         action = Action("select", (mark.id, value)) if use_select else Action("type", (mark.id, value))
@@ -501,6 +551,8 @@ class DocFollowerPolicy:
         wanted = _FIRST.match(reason.strip())
         if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
             return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
+        if wanted.group("verb").casefold() in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):
+            return False  # "Stop the instance before changing its type": the document's own steps stop it; wait
         self.prerequisites.add(reason)
         verb = wanted.group("verb")
         again = replace(ins, errors=0, waits=0)
@@ -568,7 +620,10 @@ class DocFollowerPolicy:
 
     def _not_applicable(self, ins: Instruction) -> bool:
         """A field the document says applies only to some choices ("Only for ESSDs") when the goal names none
-        of them and gives the field no value of its own: its example is not for this goal."""
+        of them and gives the field no value of its own: its example is not for this goal. Also a field the
+        goal says to leave as it is ("without changing their names")."""
+        if left_unchanged(ins.target, self.goal):
+            return True  # "... without changing their names": the name field keeps what it has
         if not ins.condition or value_from_goal(ins.target, self.goal) is not None:
             return False
         wanted = terms(ins.condition) - {"disk", "instance", "resource", "type", "one"}
@@ -609,7 +664,7 @@ class DocFollowerPolicy:
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None
             return self._toggle(ins, mark, on)
-        wanted = value_from_goal(ins.target, self.goal)
+        wanted = self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
         if wanted is not None and normalize(wanted) != normalize(current):
             if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
                 ins.kind, ins.value = "select", wanted  # an option the console lacks gives way (_instead_of_example)

@@ -27,7 +27,11 @@ PORTS = re.compile(r"\bports?\s+(?P<first>\d+)(?![\d.])(?:\s*(?:-|to|through|/)\
 NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )?to)\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 RENAMED = re.compile(r"\b(?:rename|change)\b[^.;]*?\bto\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 QUOTED = re.compile(r"[\"“']([^\"”']{2,})[\"”']")
-PASSWORD = re.compile(r"\bpassword\s+(?:to\s+)?(\S+[^\s.,;])")
+_FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)  # the value after it is the current one ...
+_TO = re.compile(r"(?:\s*[A-Za-z]{1,6})?\s+to\s+\d", re.IGNORECASE)  # ... when "(unit) to <the wanted one>" follows
+# "the password Jump#Host2026", "reset the logon password of jump-host to Jump#Host2026": a word with a letter,
+# a digit and a sign, as consoles require of passwords (the first word after "password" is often "of")
+PASSWORD = re.compile(r"(?<!\S)((?=\S*[A-Za-z])(?=\S*\d)(?=\S*[^\w\s])\S{8,}?)(?=[.,;]?(?:\s|$))")
 
 
 class GoalValues:
@@ -40,9 +44,12 @@ class GoalValues:
     def _take(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
         for match in pattern.finditer(self.goal):
             key = (match.start(group), match.group(group))
-            if key not in self._used:
-                self._used.add(key)
-                return match.group(group)
+            if key in self._used:
+                continue
+            self._used.add(key)
+            if _FROM.search(self.goal[:match.start(group)]) and _TO.match(self.goal[match.end(group):]):
+                continue  # "from 40 GiB to 80 GiB": 40 is how it is now, 80 the value wanted
+            return match.group(group)
         return None
 
     def value_for(self, label: str, example: str, options: list[str] | tuple[str, ...] = ()) -> str:
@@ -50,7 +57,7 @@ class GoalValues:
         choices the document lists for the field ("**Allow** or **Deny**")."""
         lowered = label.casefold()
         if "password" in lowered:
-            return self._take(PASSWORD, 1) or example
+            return self._password() or example
         if "description" in lowered:
             return self._take(QUOTED, 1) or example
         labelled = self._labelled(label, example)
@@ -67,6 +74,19 @@ class GoalValues:
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example
+
+    def changed_value(self, label: str, example: str, options: list[str] | tuple[str, ...] = ()) -> str | None:
+        """The goal's new value for a field of a "change the parameters" table, or None when the goal leaves the
+        field as it is ("... so that it applies to port range 8443/8443 instead; keep everything else"): the
+        value beside the field's label, a listed choice the goal names, or its new name or description."""
+        if left_unchanged(label, self.goal):
+            return None
+        lowered = label.casefold()
+        if "description" in lowered or "password" in lowered:
+            return self.of_kind(label)
+        if "name" in lowered:
+            return self._take(RENAMED, 1) or self._take(NAMED, 1)
+        return self._labelled(label, example) or option_in_goal(list(options), self.goal)
 
     def _labelled(self, label: str, example: str) -> str | None:
         """The value the goal writes right after the field's label: "with priority 1" for *Priority*, "the
@@ -107,7 +127,7 @@ class GoalValues:
         the goal's value of that shape or the placeholder itself. None: nothing sensible to type."""
         lowered = label.casefold()
         if "password" in lowered:
-            return self._take(PASSWORD, 1)
+            return self._password()
         if "description" in lowered:
             return self._take(QUOTED, 1)
         if "name" in lowered:
@@ -115,6 +135,29 @@ class GoalValues:
         for shape in SHAPES[:2]:
             if placeholder and shape.fullmatch(placeholder.strip()):
                 return self._take(shape) or placeholder.strip()
+        return None
+
+    def of_kind(self, label: str) -> str | None:
+        """The goal's password, name or quoted description for a field of that kind, without using it up:
+        what a field whose document value is an instruction ("enter a name for the key pair") takes before
+        any word that merely stands beside its label in the goal ("an *SSH* key pair")."""
+        lowered = label.casefold()
+        if "password" in lowered:
+            return self._password(use=False)
+        pattern = QUOTED if "description" in lowered else NAMED if "name" in lowered else None
+        found = pattern.search(self.goal) if pattern is not None else None
+        return found.group(1) if found else None
+
+    def _password(self, use: bool = True) -> str | None:
+        """The password-like word after "password" (else the first in the goal: "web-01" before "password"
+        is a name)."""
+        after = self.goal.casefold().find("password")
+        for start in ([after, 0] if after >= 0 else [0]):
+            found = PASSWORD.search(self.goal, start)
+            if found:
+                if use:
+                    self._used.add((found.start(1), found.group(1)))
+                return found.group(1)
         return None
 
     def named(self, label: str) -> bool:
@@ -138,6 +181,19 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+_UNCHANGED = re.compile(r"\b(?:without changing|not changing|keeping|keep|leaving|leave)\s+(?:the|their|its)\s+"
+                        r"(?P<what>[a-z]+(?:\s+[a-z]+)?)(?:\s+(?:unchanged|as (?:it is|they are)))?", re.IGNORECASE)
+
+
+def left_unchanged(label: str, goal: str) -> bool:
+    """Whether the goal says to leave this field as it is: "without changing their names" for *Instance
+    Name*; "keep the description" for *Description*."""
+    def roots(text: str) -> set[str]:
+        return {stem(w).rstrip("e") for w in re.findall(r"[a-z]+", text.casefold())} - {"instanc", "resourc", "th"}
+
+    return any(roots(m.group("what")) & roots(label) for m in _UNCHANGED.finditer(goal or ""))
+
+
 def made_name(label: str) -> str:
     """A valid resource name for a name field the goal does not name: "vSwitch name" → "doc-vswitch"."""
     words = [w for w in re.findall(r"[a-z0-9]+", label.casefold()) if w != "name"]
@@ -153,17 +209,49 @@ def goal_identifiers(goal: str) -> list[str]:
     return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
 
 
-def choose_option(options: list[str], goal: str) -> str | None:
+def row_hints(goal: str) -> list[str]:
+    """Besides names, what tells a table row of the goal's from the others: its ports ("TCP port 3389" is
+    the rule whose row shows 3389/3389) and CIDR blocks."""
+    ports = [p for m in PORTS.finditer(goal or "") for p in (m.group("first"), m.group("last")) if p]
+    return list(dict.fromkeys(ports + SHAPES[0].findall(goal or "")))
+
+
+def related_values(report: str | None, names: list[str]) -> list[str]:
+    """Every value of the prepared resources the goal names, and of those that refer to them (the vSwitch
+    of the goal's VPC): its zone, CIDR block and ids, what an option of a later field may be named by."""
+    lines = [re.findall(r"([\w.]+)=([^,\s]+)", line) for line in (report or "").splitlines()]
+    wanted = {n.casefold() for n in names}
+    related = [pairs for pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
+    own_ids = {pairs[0][1].casefold() for pairs in related}
+    related += [pairs for pairs in lines if pairs and pairs not in related and any(v.casefold() in own_ids for _, v in pairs)]
+    return list(dict.fromkeys(v for pairs in related for _, v in pairs if len(v) >= 3))
+
+
+def resource_hints(report: str | None, names: list[str]) -> list[str]:
+    """The ids of the prepared resources the goal names ("Resources prepared for you": ``- web (ecs_instance):
+    instance_id=i-3j7..., instance_name=legacy-web-01``): a console that cuts long names short in its rows
+    ("lega…") still shows the id, and a row that mentions the instance is the row of its EIP."""
+    wanted = {n.casefold() for n in names}
+    hints: list[str] = []
+    for line in (report or "").splitlines():
+        pairs = re.findall(r"([\w.]+)=([^,\s]+)", line)
+        if pairs and any(value.casefold() in wanted for _, value in pairs):
+            hints += [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]
+    return list(dict.fromkeys(h for h in hints if h.casefold() not in wanted))
+
+
+def choose_option(options: list[str], goal: str, related: list[str] | tuple[str, ...] = ()) -> str | None:
     """The option a person would pick when the document's example is not offered: the one naming the
-    goal's resource, else the only real one (not a "Select a ..." placeholder); None when unclear."""
-    names = [n.casefold() for n in goal_identifiers(goal)]
-    # "branch-vpc" names "branch-vpc (192.168.0.0/16)", not "branch-vpc-old (10.99.0.0/16)": a name ends where
-    # a name's characters end
-    named = [o for o in options if any(_names(o.casefold(), n) for n in names)]
-    if len(named) > 1:  # several: the one that is the name itself, its details aside
-        named = [o for o in named if o.split(" (")[0].strip().casefold() in names] or named
-    if len(named) == 1:
-        return named[0]
+    goal's resource, else the one naming a value of the goal's prepared resources (``related``: the zone
+    its vSwitch is in), else the only real one (not a "Select a ..." placeholder); None when unclear."""
+    for names in ([n.casefold() for n in goal_identifiers(goal)], [v.casefold() for v in related]):
+        # "branch-vpc" names "branch-vpc (192.168.0.0/16)", not "branch-vpc-old (10.99.0.0/16)": a name ends where
+        # a name's characters end
+        named = [o for o in options if any(_names(o.casefold(), n) for n in names)]
+        if len(named) > 1:  # several: the one that is the name itself, its details aside
+            named = [o for o in named if o.split(" (")[0].strip().casefold() in names] or named
+        if len(named) == 1:
+            return named[0]
     real = real_options(options)
     return real[0] if len(real) == 1 else None
 
@@ -177,14 +265,14 @@ def real_options(options: list[str]) -> list[str]:
     return [o for o in options if o.strip() and not re.match(r"\s*(select|choose|please|none|--)\b", o, re.IGNORECASE)]
 
 
-def choose_by_meaning(options: list[str], instruction: str, goal: str) -> str | None:
+def choose_by_meaning(options: list[str], instruction: str, goal: str, related: list[str] | tuple[str, ...] = ()) -> str | None:
     """The option a document's instruction ("Select the VPC of the application servers") points at: the
     one naming the goal's resource, else the one closest in meaning to the instruction and the goal (the
     sentence encoder, lexical fallback), else the first real one; None when there is none."""
     real = real_options(options)
     if not real:
         return None
-    named = choose_option(real, goal)
+    named = choose_option(real, goal, related)
     if named is not None:
         return named
     from consoleagent.encoder import get_encoder

@@ -81,32 +81,24 @@ def split_documents(documents: list[str], val_fraction: float, seed: int) -> lis
     return sorted(shuffled[:count])
 
 
-def build_ranker_data(results_dir: str | Path, *, encoder: Any, specs: dict[str, Any] | None = None,
+def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: Any, specs: dict[str, Any] | None = None,
                       val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
                       on_new_episode: Callable[[dict[str, Any]], None] | None = None) -> RankerData:
     """Filter the collection, rebuild each kept step's candidates and features, split by document.
 
+    ``results_dir`` may be a list of collections, teachers in order of preference: a task's kept
+    episodes come from the first collection that has any. Why: the ranker sees the documentation
+    follower's proposal as a feature; where the follower itself succeeded, its episodes teach when to
+    trust that proposal, and the oracle's episodes, whose equally valid but different orders would
+    contradict them, only fill in the tasks where the follower failed.
+
     ``cache`` (trajectory path → its examples and counts, filled here) spares a rerun the encoder
     time of the episodes it has already seen (a collection grows; features cost seconds per step);
     ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows)."""
-    from consoleagent.training.filters import apply_step_filters, episode_steps, ground_truth, load_ledger, task_filter
+    from consoleagent.training.filters import apply_step_filters, episode_steps
 
-    episodes = load_ledger(results_dir)
-    if specs is None:
-        from consoleagent.suite.catalog import load_suite
-        from consoleagent.training.explore import explored_tasks
-
-        specs = {s.id: s for s in load_suite(None)}
-        specs.update(explored_tasks(results_dir))  # a self-exploration collection's own tasks (explore.jsonl)
-    unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
-    if unknown:
-        raise ValueError(f"{results_dir}: episodes of tasks the suite does not have: {', '.join(unknown[:5])}")
-    held = sorted({e.task_id for e in episodes if getattr(specs[e.task_id], "split", "train") != "train"})
-    if held:
-        raise ValueError(f"{results_dir}: holds episodes of non-train tasks ({', '.join(held[:5])}): "
-                         "collect with --tasks split=train so held-out tasks never become training data")
-    truth = ground_truth({e.task_id: specs[e.task_id] for e in episodes})
-    kept_episodes, _ = task_filter(episodes, truth)
+    directories = list(results_dir) if isinstance(results_dir, list) else [results_dir]
+    kept_episodes, taught, specs = preferred_episodes(directories, specs)
     kept_steps, _ = apply_step_filters([s for e in kept_episodes for s in episode_steps(e)])
     wanted = {(str(s.episode.trajectory), int(s.record["step"])) for s in kept_steps}
     documents = sorted({_document_of(specs[e.task_id]) for e in kept_episodes})
@@ -127,8 +119,50 @@ def build_ranker_data(results_dir: str | Path, *, encoder: Any, specs: dict[str,
         (data.val if document_name in val_documents else data.train).extend(examples)
     counts["train"], counts["val"] = len(data.train), len(data.val)
     counts["kept_steps"] = len(kept_steps)
+    if len(directories) > 1:
+        counts.update({f"tasks from {d}": sum(1 for t in taught.values() if t == str(d)) for d in directories})
     data.counts = dict(counts)
     return data
+
+
+def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | None = None
+                       ) -> tuple[list[Any], dict[str, str], dict[str, Any]]:
+    """The kept episodes of the collections, teachers in order of preference: each task's come from the
+    first collection that has a kept (successful) episode of it. Also returns task → that collection,
+    and the task specs (the suite's, with any self-exploration collection's own tasks)."""
+    if not directories:
+        raise ValueError("no collection given")
+    kept: list[Any] = []
+    taught: dict[str, str] = {}
+    for directory in directories:
+        episodes, specs = _train_episodes(directory, specs)
+        for episode in episodes:
+            if taught.setdefault(episode.task_id, str(directory)) == str(directory):
+                kept.append(episode)
+    return kept, taught, specs or {}
+
+
+def _train_episodes(results_dir: str | Path, specs: dict[str, Any] | None) -> tuple[list[Any], dict[str, Any]]:
+    """A collection's episodes that pass the task filter, refusing any of a task outside the train split."""
+    from consoleagent.training.filters import ground_truth, load_ledger, task_filter
+
+    episodes = load_ledger(results_dir)
+    if specs is None:
+        from consoleagent.suite.catalog import load_suite
+        from consoleagent.training.explore import explored_tasks
+
+        specs = {s.id: s for s in load_suite(None)}
+    specs = {**specs, **explored_tasks(results_dir)}  # a self-exploration collection's own tasks (explore.jsonl)
+    unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
+    if unknown:
+        raise ValueError(f"{results_dir}: episodes of tasks the suite does not have: {', '.join(unknown[:5])}")
+    held = sorted({e.task_id for e in episodes if getattr(specs[e.task_id], "split", "train") != "train"})
+    if held:
+        raise ValueError(f"{results_dir}: holds episodes of non-train tasks ({', '.join(held[:5])}): "
+                         "collect with --tasks split=train so held-out tasks never become training data")
+    truth = ground_truth({e.task_id: specs[e.task_id] for e in episodes})
+    kept, _ = task_filter(episodes, truth)
+    return kept, specs
 
 
 @dataclass

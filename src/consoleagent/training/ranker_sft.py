@@ -25,7 +25,8 @@ EXAMPLES_FILE = "examples.pt"
 class RankerSFTConfig:
     """What ``consoleagent train sft --policy ranker`` runs (YAML keys are these field names)."""
 
-    collection: str = ""  # a teacher collection directory (consoleagent collect --tasks split=train)
+    collection: str | list[str] = ""  # a teacher collection directory (consoleagent collect --tasks split=train),
+    # or a list of them, teachers in order of preference (a task's episodes come from the first that succeeded)
     output_dir: str = "runs/ranker-sft"
     model: str | None = None  # a head to start from (default: the untrained base)
     epochs: int = 30
@@ -36,11 +37,18 @@ class RankerSFTConfig:
     val_fraction: float = 0.15  # share of documents held out
     seed: int = 0
 
+    @property
+    def collections(self) -> list[str]:
+        """The teacher collections, in order of preference."""
+        return [str(c) for c in self.collection] if isinstance(self.collection, list) else \
+            ([str(self.collection)] if self.collection else [])
+
     def validate(self) -> None:
-        if not self.collection:
+        if not self.collections:
             raise ValueError("ranker SFT config: missing collection (a directory written by consoleagent collect)")
-        if not (Path(self.collection) / "ledger.jsonl").is_file():
-            raise ValueError(f"ranker SFT config: collection {self.collection}: no ledger.jsonl there")
+        for collection in self.collections:
+            if not (Path(collection) / "ledger.jsonl").is_file():
+                raise ValueError(f"ranker SFT config: collection {collection}: no ledger.jsonl there")
         for name in ("epochs", "batch_size", "hidden"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ranker SFT config: {name} must be at least 1, got {getattr(self, name)}")
@@ -88,7 +96,7 @@ def load_examples(config: RankerSFTConfig, out: Path) -> Any:
     def save(episodes: dict[str, Any]) -> None:  # after every new episode: an interrupted run keeps its work
         torch.save({"n_features": N_FEATURES, "episodes": episodes}, path)
 
-    data = build_ranker_data(config.collection, encoder=neural_encoder(), val_fraction=config.val_fraction,
+    data = build_ranker_data(config.collections, encoder=neural_encoder(), val_fraction=config.val_fraction,
                              seed=config.seed, cache=cache, on_new_episode=save)
     save(cache)
     return data
@@ -107,7 +115,7 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     started = time.monotonic()
     data = load_examples(config, out)
     if not data.train:
-        raise ValueError(f"{config.collection}: no training examples after filtering ({data.counts})")
+        raise ValueError(f"{', '.join(config.collections)}: no training examples after filtering ({data.counts})")
     features_s = time.monotonic() - started
     random.seed(config.seed)
     torch.manual_seed(config.seed)
@@ -135,7 +143,7 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
         score = -(row["val"] or row["train"])["loss"]  # a hundred validation steps move accuracy in 1% jumps; loss is smooth
         if best is None or score > best[0] or not data.val:
             best = (score, epoch)
-            save_head(head, out / "final", {"trained": "sft", "epoch": epoch, "collection": Path(config.collection).name})
+            save_head(head, out / "final", {"trained": "sft", "epoch": epoch, "collection": ", ".join(Path(c).name for c in config.collections)})
     log.close()
     final = load_head(out / "final")
     metrics = {"examples": data.counts, "val_documents": data.val_documents, "base": base,

@@ -74,16 +74,22 @@ def goal_verbs(goal: str) -> set[str]:
     return verbs
 
 
-def matching_writes(goal: str, writes: Iterable[str]) -> list[str]:
-    """The write actions that reach ``goal``: verb family first, then the resource closest in meaning.
+def matching_writes(goal: str, writes: Iterable[str], labels: Iterable[str] = ()) -> list[str]:
+    """The write actions that reach ``goal``: verb family first, then the document's own buttons, then the
+    resource closest in meaning.
 
     With no verb recognised every write is a candidate; with no candidate at all, all writes are
-    returned (still writes only)."""
+    returned (still writes only). ``labels``: the UI labels the procedure names; an action spelt like one
+    of them ("Create vSwitch" for ``CreateVSwitch``) is what the procedure does, whatever its title says
+    ("Tutorial: give your VPC its first subnet" names the VPC, not the vSwitch it creates)."""
     actions = [split_action(name) for name in dict.fromkeys(writes)]
     verbs = goal_verbs(goal)
     candidates = [a for a in actions if a.verb in verbs] if verbs else actions
     if not candidates:
         return [a.name for a in actions]
+    spelt = {re.sub(r"[^a-z0-9]", "", label.casefold()) for label in labels}
+    pressed = [a for a in candidates if re.sub(r"[^a-z0-9]", "", a.name.casefold()) in spelt]
+    candidates = pressed or candidates
     subject = _FOLLOWING.sub("", goal)
     phrases = [f"{GLOSS.get(a.verb, a.verb)} {a.resource}" for a in candidates]
     scores = get_encoder().similarities(subject, phrases)
@@ -107,10 +113,11 @@ def console_writes(console: object) -> list[str] | None:
     return list(listed()) if callable(listed) else None
 
 
-def goal_outcome_regex(goal: str, console: object = None, fallback: str = "") -> str:
-    """The audit-event rule for a procedure without a task (see the module docstring). A console whose
-    write actions are unknown keeps its own ``write_event`` rule (or ``fallback``)."""
+def goal_outcome_regex(goal: str, console: object = None, fallback: str = "", labels: Iterable[str] = ()) -> str:
+    """The audit-event rule for a procedure without a task (see the module docstring); ``labels``: the UI
+    labels its steps name. A console whose write actions are unknown keeps its own ``write_event`` rule (or
+    ``fallback``)."""
     writes = console_writes(console)
     if not writes:
         return str(getattr(console, "write_event", None) or fallback)
-    return outcome_regex(matching_writes(goal, writes))
+    return outcome_regex(matching_writes(goal, writes, labels))

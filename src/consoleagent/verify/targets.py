@@ -20,6 +20,7 @@ from typing import Any, Literal
 from consoleagent.documents import Document, Procedure, ProcedureError, document_paths, load_document
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.suite.validation import front_matter
+from consoleagent.documents.labels import bold_labels
 from consoleagent.verify.outcome import goal_outcome_regex
 from consoleagent.tasks.spec import TaskSpec
 
@@ -175,7 +176,8 @@ def _spec_without_task(path: Path, document: Document, procedure: Procedure, rel
         "id": ident, "console": console.name, "product": product, "difficulty": "standard", "split": "test",
         "document": _document_ref(path, document, procedure), "release": release,
         "goal": f"{procedure.title}, following the document.", "start_url": getattr(console, "start_url", "/console"),
-        "requires": requires, "reward": {"expect": [{"event": {"regex": goal_outcome_regex(procedure.title, console, WRITE_EVENT)}}]},
+        "requires": requires, "reward": {"expect": [{"event": {"regex": goal_outcome_regex(
+            procedure.title, console, WRITE_EVENT, bold_labels("\n".join(procedure.step_texts())))}}]},
         "oracle": [{"task_unachievable": "no known solution: the document is not part of the task suite"}],
     })
 

@@ -574,3 +574,143 @@ def test_a_rows_button_that_opens_a_dialog_with_a_button_of_the_same_name_is_not
     opened = [Mark(2, "combobox", "Instance", tag="select", value="Select an instance", states=["required"], context=dialog),
               Mark(3, "button", "Attach", context=dialog)]
     assert policy.act(page("/ecs/disks", opened)).action == 'select(2, "web-01")'  # step 5's field, as the document says
+
+
+def test_from_a_to_b_takes_b_and_a_plainly_listed_choice_is_named_by_the_goal() -> None:
+    """Measured on 2026.03: "from 40 GiB to 80 GiB" typed 40 (the size it had), and "a renewal duration of 6
+    Months" kept the example's 3 Months, whose choices the description lists in plain words."""
+    from consoleagent.documents.labels import listed_choices
+    from consoleagent.policies.goal_values import GoalValues
+
+    assert GoalValues("Expand the disk meta-dbdata from 40 GiB to 80 GiB.").value_for("New size", "100") == "80"
+    assert GoalValues("Change the bandwidth from 5 to 10 Mbps").value_for("Bandwidth", "5") == "10"
+    assert GoalValues("Create a 40 GiB disk").value_for("Size", "20 GiB") == "40 GiB"
+    described = "How long the instance is renewed each time: 1 Month, 3 Months, 6 Months or 12 Months. It applies only ..."
+    assert listed_choices(described) == ["1 Month", "3 Months", "6 Months", "12 Months"]
+    assert listed_choices("Tag the names, tags or descriptions.") == []  # prose, not after a colon
+    step = ("Configure renewal.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+            f"| **Auto-renewal duration** | {described} | 3 Months |")
+    policy = DocFollowerPolicy()
+    policy.reset("Enable auto-renewal for erp-prod with a renewal duration of 6 Months.", [step])
+    assert policy.act(page("/i", [Mark(1, "combobox", "Auto-renewal duration", tag="select")])).action == 'select(1, "6 Months")'
+
+
+def test_a_batch_operation_ticks_the_goals_rows_only_and_presses_the_button_the_goal_asks_for() -> None:
+    """"Select the check boxes of the instances", then "click **Start**, **Stop** or **Restart**": measured as
+    a skipped selection and a click on Start for a goal that stops instances."""
+    steps = ["On the Instances page, select the check boxes of the instances.",
+             "Above the list, click **Start**, **Stop** or **Restart**.",
+             "In the dialog box, click the same button (**Start**, **Stop** or **Restart**) again to confirm."]
+    policy = DocFollowerPolicy()
+    policy.reset("Stop the ECS instances shop-web-a, shop-web-b in one batch operation, leaving shop-web-c as it is.", steps)
+    rows = [Mark(1, "checkbox", "Select all"), Mark(2, "checkbox", "Select shop-web-c", context="row shop-web-c Running"),
+            Mark(3, "checkbox", "Select shop-web-a", context="row shop-web-a Running"),
+            Mark(4, "checkbox", "", context="row shop-web-b Running"), Mark(5, "button", "Start"), Mark(6, "button", "Stop")]
+    assert policy.act(page("/ecs/instances", rows)).action == "check(3)"
+    rows[2].states.append("checked")
+    assert policy.act(page("/ecs/instances", rows)).action == "check(4)"
+    rows[3].states.append("checked")
+    assert policy.act(page("/ecs/instances", rows)).action == "click(6)"
+    dialog = [Mark(7, "button", "Cancel", context="dialog"), Mark(8, "button", "Stop", context="dialog")]
+    assert policy.act(page("/ecs/instances", dialog)).action == "click(8)"
+
+
+def test_without_check_boxes_the_batch_selection_is_reported_removed_and_no_batch_button_is_pressed() -> None:
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the empty VPCs tmp-a-vpc and tmp-b-vpc; keep the VPC keep-vpc.",
+                 ["Select the check box in front of each VPC that you want to delete.", "Above the list, click **Delete**."])
+    rows = [Mark(1, "button", "Delete", context="row keep-vpc"), Mark(2, "button", "Delete", context="row tmp-a-vpc")]
+    assert policy.act(page("/vpc/vpcs", rows)).action == 'scroll("down")'
+    report = parse_action(policy.act(page("/vpc/vpcs", rows)).action)
+    assert report.name == "report_discrepancy" and report.args[1] == "element_removed"
+    assert parse_action(policy.act(page("/vpc/vpcs", rows)).action).name == "task_unachievable"
+
+
+def test_a_field_the_goal_says_to_leave_as_it_is_is_left_alone() -> None:
+    from consoleagent.policies.goal_values import left_unchanged
+
+    goal = 'Set the description of the ECS instances pay-svc-a, pay-svc-b to "Payment tier" without changing their names.'
+    assert left_unchanged("Instance Name", goal) and not left_unchanged("Description", goal)
+    step = ("Configure the parameters.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+            "| **Instance Name** | Optional. The new name. | doc-web- |\n| **Description** | Optional. | Web tier |")
+    policy = DocFollowerPolicy()
+    policy.reset(goal, [step])
+    marks = [Mark(1, "textbox", "Instance Name"), Mark(2, "textbox", "Description")]
+    assert policy.act(page("/i", marks)).action == 'type(2, "Payment tier")'
+
+
+def test_a_password_an_instruction_asks_for_and_the_row_of_the_goals_port() -> None:
+    """Measured on 2026.03: "the logon password of the ECS instance jump-host to Jump#Host2026" typed "ECS",
+    "an SSH key pair named deploy-key" typed "SSH", and "Delete the inbound rule for TCP port 3389" deleted
+    the first rule of the list."""
+    from consoleagent.policies.goal_values import GoalValues
+
+    assert GoalValues("Reset the logon password of the ECS instance jump-host to Jump#Host2026.").of_kind(
+        "Confirm Password") == "Jump#Host2026"
+    assert GoalValues("Create instance web-01 with password Abc#12345").value_for("Password", "x") == "Abc#12345"
+    policy = DocFollowerPolicy()
+    policy.reset("Create an SSH key pair named deploy-key.",
+                 ["In the **Key Pair Name** field, enter a name for the key pair."])
+    assert policy.act(page("/kp", [Mark(1, "textbox", "Key Pair Name")])).action == 'type(1, "deploy-key")'
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the inbound rule for TCP port 3389 from the security group debug-open-sg.",
+                 ["Find the rule by its protocol and port range, and click **Delete** in its row."])
+    rules = [Mark(1, "button", "Delete", context="row TCP 22/22 0.0.0.0/0"),
+             Mark(2, "button", "Delete", context="row TCP 3389/3389 0.0.0.0/0")]
+    assert policy.act(page("/sg", rules)).action == "click(2)"
+
+
+def test_a_change_table_sets_only_what_the_goal_changes_and_one_of_several_buttons_is_the_goals() -> None:
+    """Measured on 2026.03: "change the parameters" with a table typed every example (the priority became
+    8080, the CIDR block and description the document's), and "click the button of the service: **SSH (22)**,
+    ... or **RDP (3389)**" clicked nothing."""
+    modify = ["Find the rule and click **Modify** in its row.",
+              "In the **Modify Rule** dialog box, change the parameters.\n| Parameter | Description | Example |\n"
+              "| --- | --- | --- |\n| **Action** | **Allow** or **Deny**. | Allow |\n| **Priority** | 1 to 100. | 5 |\n"
+              "| **Port Range** | The new start and end port. | 8443/8443 |\n| **Description** | The new one. | Internal HTTPS |",
+              "Click **Save**."]
+    policy = DocFollowerPolicy()
+    policy.reset("In the security group api-gw-sg, change the inbound rule for TCP port 8080 so that it applies to port "
+                 "range 9443/9443 instead; keep everything else as it is.", modify)
+    rows = [Mark(1, "button", "Modify", context="row TCP 22/22"), Mark(2, "button", "Modify", context="row TCP 8080/8080")]
+    assert policy.act(page("/sg", rows)).action == "click(2)"
+    dialog = [Mark(3, "spinbutton", "Priority", value="1"), Mark(4, "textbox", "Port Range", value="8080/8080"),
+              Mark(5, "textbox", "Description", value="web"), Mark(6, "button", "Save")]
+    assert [policy.act(page("/sg", dialog)).action for _ in range(2)] == ['type(4, "9443/9443")', "click(6)"]
+    quick = DocFollowerPolicy()
+    quick.reset("Open SSH (TCP port 22) to any address in the outbound rules of the security group jump-host-sg.",
+                ["Click the **Inbound** tab, or the **Outbound** tab for an outbound rule.",
+                 "Next to **Quick Add**, click the button of the service: **SSH (22)**, **HTTP (80)** or **RDP (3389)**."])
+    marks = [Mark(1, "tab", "Inbound"), Mark(2, "tab", "Outbound"), Mark(3, "button", "HTTP (80)"), Mark(4, "button", "SSH (22)")]
+    assert [quick.act(page("/sg", marks)).action for _ in range(2)] == ["click(2)", "click(4)"]
+
+
+def test_a_row_whose_name_the_console_cut_short_is_found_by_the_prepared_resources_ids() -> None:
+    """Measured on 2026.03: both EIP rows showed "lega…" for the name, and the follower released the EIP the
+    goal said to keep (the first row)."""
+    policy = DocFollowerPolicy()
+    policy.reset("Release the EIP legacy-web-eip, which is still associated with the ECS instance legacy-web-01.",
+                 ["On the Elastic IP addresses page, find the EIP and click **Release** in the **Actions** column."])
+    report = ("- web (ecs_instance): instance_id=i-3j7gim, instance_name=legacy-web-01, vpc_id=vpc-sc8d, public_ip=\n"
+              "- ip (eip): allocation_id=eip-bgtr, ip_address=47.97.228.166, instance_id=i-3j7gim\n"
+              "- keep (eip): allocation_id=eip-xgfm, ip_address=47.107.24.42, instance_id=")
+    rows = [Mark(1, "button", "Release", context="row: 47.107.24.42 eip-xgfm lega… | Available | - | 5"),
+            Mark(2, "button", "Release", context="row: 47.97.228.166 eip-bgtr leg… | Associated | i-3j7gim EcsInstance")]
+    observation = page("/vpc/eips", rows)
+    observation.resource_report = report
+    assert policy.act(observation).action == "click(2)"
+
+
+def test_a_later_step_fills_its_own_field_not_the_one_of_the_same_name_an_earlier_step_set() -> None:
+    """Measured on 2026.03: the vSwitch's "IPv4 CIDR block" was typed into the VPC's field of that name."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create the VPC pay-vpc (10.0.0.0/8) with the vSwitch pay-app-vsw (10.1.0.0/24).",
+                 ["Enter the VPC.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                  "| **IPv4 CIDR block** | The VPC's. | 192.168.0.0/16 |",
+                  "Enter the vSwitch.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                  "| **IPv4 CIDR block** | The vSwitch's. | 192.168.1.0/24 |"])
+    marks = [Mark(1, "textbox", "IPv4 CIDR block", context='group "VPC"'),
+             Mark(2, "textbox", "IPv4 CIDR block", context='group "vSwitch"')]
+    assert policy.act(page("/vpc/create", marks)).action == 'type(1, "10.0.0.0/8")'
+    marks[0].value = "10.0.0.0/8"
+    assert policy.act(page("/vpc/create", marks)).action == 'type(2, "10.1.0.0/24")'

@@ -65,3 +65,13 @@ def test_a_console_without_known_writes_keeps_its_own_rule() -> None:
         write_event = r"^(CREATE|ALTER|DROP) "
 
     assert goal_outcome_regex("Create a database", Other(), fallback="x") == r"^(CREATE|ALTER|DROP) "
+
+
+def test_the_procedures_own_button_names_the_write_its_title_does_not(registry: tuple[list[str], list[str]]) -> None:
+    """Measured on 2026.03: "Tutorial: give your VPC its first subnet" was judged by CreateVpc (its title names
+    the VPC), so the vSwitch it created never counted."""
+    writes, _ = registry
+    title = "Tutorial: give your VPC its first subnet"
+    assert matching_writes(title, writes) == ["CreateVpc"]  # the title alone
+    assert matching_writes(title, writes, ["VPC", "vSwitches", "Create vSwitch", "OK"]) == ["CreateVSwitch"]
+    assert goal_outcome_regex("Create a VPC", labels=["Create VPC", "Create vSwitch"]) == "^(?:CreateVpc)$"

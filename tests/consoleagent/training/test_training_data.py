@@ -276,3 +276,26 @@ def test_tiny_model_is_deterministic(tiny: Path, tmp_path: Path) -> None:
     for name in ("tokenizer.json", "config.json", "model.safetensors"):
         assert (again / name).read_bytes() == (tiny / name).read_bytes(), name
     shutil.rmtree(again)
+
+
+def test_ranker_teachers_in_order_of_preference(collected: Path, specs: dict[str, Any], tmp_path: Path) -> None:
+    """Each task's ranker examples come from the first collection with a successful episode of it, and a
+    collection holding a held-out task is refused whatever its place in the list."""
+    from consoleagent.training.ranker_data import preferred_episodes
+
+    records = [json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines() if line.strip()]
+    record = next(r for r in records if r["key"] == "ecs-keypair-create-01#0")
+
+    def collection(name: str, reward: float) -> Path:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "ledger.jsonl").write_text(json.dumps({**record, "reward": reward}) + "\n", encoding="utf-8")
+        return directory
+
+    follower_failed, follower_passed, oracle = collection("failed", 0.0), collection("passed", 1.0), collection("oracle", 1.0)
+    episodes, taught, _ = preferred_episodes([follower_failed, oracle], specs)
+    assert [e.task_id for e in episodes] == ["ecs-keypair-create-01"] and taught == {"ecs-keypair-create-01": str(oracle)}
+    episodes, taught, _ = preferred_episodes([follower_passed, oracle], specs)
+    assert len(episodes) == 1 and taught == {"ecs-keypair-create-01": str(follower_passed)}
+    with pytest.raises(ValueError, match="non-train tasks .*vpc-create-vpc-with-vswitch-03"):
+        preferred_episodes([follower_passed, collected], specs)
