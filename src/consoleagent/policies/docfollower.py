@@ -168,6 +168,7 @@ class DocFollowerPolicy:
         self._resources_read = False  # the ids of the goal's prepared resources are in row_hints
         self.related: list[str] = []  # values of the goal's prepared resources (the zone of its vSwitch)
         self.fields_set: dict[tuple[str, str], int] = {}  # (name, context) of a field set → the document step
+        self.batch = False  # rows of the goal's resources are selected: later buttons act on the selection
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -178,7 +179,7 @@ class DocFollowerPolicy:
             return self._end("task_unachievable", self.stopped)
         if observation.resource_report and not self._resources_read:
             self._resources_read = True
-            self.row_hints += [h for h in resource_hints(observation.resource_report, self.names) if h not in self.row_hints]
+            self.row_hints += [h for h in resource_hints(observation.resource_report, self.names, self.goal) if h not in self.row_hints]
             self.related = related_values(observation.resource_report, self.names)
         retry = self._after_error(observation) or self._unsubmitted(observation)
         if retry is not None:
@@ -325,6 +326,11 @@ class DocFollowerPolicy:
                 option = find_mark(ins.value, obs.marks, roles=TOGGLE_ROLES | {"button", "tab"}, hint=self._hint())
                 if option is not None and option.quality != "fuzzy":
                     return self._click_option(ins, option.mark)
+                if match is None and any("checked" in r.states for r in radio_group(ins.target, obs)):
+                    # "Image: Alibaba Cloud Linux, 3.2104 LTS 64-bit" for a radio group "Image" whose radios are
+                    # kinds (Public/Custom): the field is there and holds a choice; nothing missing to report
+                    self.queue.popleft()
+                    return None
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
         if optional_add(ins, self.goal):
             self.queue.popleft()  # a row the goal has nothing for
@@ -345,8 +351,10 @@ class DocFollowerPolicy:
     def _find(self, ins: Instruction, obs: Observation, roles: set[str] | None = None,
               exclude: set[str] | None = None, prefer: list[str] | None = None, label: str | None = None) -> Match | None:
         avoid = {field for field, step in self.fields_set.items() if step != self.step}
+        if self.batch:  # rows selected: "Above the list, click **Stop**" is the list's button, never one row's
+            avoid |= {(m.name, m.context) for m in obs.marks if m.context.startswith("row")}
         return find_mark(ins.alias or label or ins.target, obs.marks, roles=roles, exclude=exclude, hint=self._hint(),
-                         prefer=prefer, names=self.row_hints, avoid=avoid)
+                         prefer=prefer, names=[] if self.batch else self.row_hints, avoid=avoid)
 
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
         if match is None:
@@ -421,8 +429,10 @@ class DocFollowerPolicy:
         todo = [m for m in boxes if "checked" not in m.states]
         if not todo:
             self.queue.popleft()
+            self.batch = True  # the buttons pressed next act on the selection: the list's, not a row's
             return None
         mark = todo[0]
+        self.batch = len(todo) == 1
         return self._decide(Action("check", (mark.id,)), f"Step {self.step}: select the row: [{mark.id}] {mark.name!r}.",
                             ins, done=len(todo) == 1)
 
@@ -511,12 +521,12 @@ class DocFollowerPolicy:
         (by name, or renamed), else look for it (:class:`Explorer`); found nowhere: the agent could not
         verify this, which is not the document's fault, so it says so and stops."""
         labels = ins.candidates or ([ins.target] if ins.target else [])
-        page_names = any(n.casefold() in f"{obs.url} {obs.title}".casefold() for n in self.names)
+        page_names = any(n.casefold() in f"{obs.url} {obs.title}".casefold() for n in self.row_hints)
         for label in labels:
             match = find_mark(label, obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
                               names=self.names)
             if match is not None and ins.guarded and not page_names and not any(
-                    n.casefold() in match.mark.context.casefold() for n in self.names):
+                    n.casefold() in match.mark.context.casefold() for n in self.row_hints):
                 continue  # a prerequisite is done for the goal's resource only, never for another row's
             # a disabled menu entry is for another selection: keep looking (a disabled button says why when clicked)
             if match is not None and match.quality != "fuzzy" and not (
@@ -535,7 +545,8 @@ class DocFollowerPolicy:
                 return self._decide(Action("click", (renamed.id,)),
                                     f"Step {self.step}: open {ins.target!r} (now {renamed.name!r}): [{renamed.id}].", ins)
         if self.explorer is None or self.explorer.target != ins.target:
-            self.explorer = Explorer(ins.target, goal=ins.value or self.goal, title=obs.title)  # value: what it is for
+            self.explorer = Explorer(ins.target, goal=ins.value or self.goal, title=obs.title,  # value: what it is for
+                                     rows=self.row_hints if ins.guarded else [])
         move = self.explorer.move(obs.url, obs.marks)
         if move is None:
             self.explorer = None

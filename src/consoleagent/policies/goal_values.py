@@ -224,19 +224,27 @@ def related_values(report: str | None, names: list[str]) -> list[str]:
     related = [pairs for pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
     own_ids = {pairs[0][1].casefold() for pairs in related}
     related += [pairs for pairs in lines if pairs and pairs not in related and any(v.casefold() in own_ids for _, v in pairs)]
-    return list(dict.fromkeys(v for pairs in related for _, v in pairs if len(v) >= 3))
+    values = [v for pairs in related for _, v in pairs if len(v) >= 3]
+    # a zone id's display name, as consoles of this kind write it: cn-hangzhou-h is "Zone H"
+    zones = [f"Zone {z.group(1).upper()}" for pairs in related for k, v in pairs if k == "zone_id"
+             for z in [re.search(r"-([a-z])$", v)] if z]
+    return list(dict.fromkeys(values + zones))
 
 
-def resource_hints(report: str | None, names: list[str]) -> list[str]:
+def resource_hints(report: str | None, names: list[str], goal: str = "") -> list[str]:
     """The ids of the prepared resources the goal names ("Resources prepared for you": ``- web (ecs_instance):
     instance_id=i-3j7..., instance_name=legacy-web-01``): a console that cuts long names short in its rows
     ("lega…") still shows the id, and a row that mentions the instance is the row of its EIP."""
     wanted = {n.casefold() for n in names}
-    hints: list[str] = []
-    for line in (report or "").splitlines():
-        pairs = re.findall(r"([\w.]+)=([^,\s]+)", line)
-        if pairs and any(value.casefold() in wanted for _, value in pairs):
-            hints += [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]
+    lines = [(kind.casefold(), re.findall(r"([\w.]+)=([^,\s]+)", rest))
+             for kind, rest in re.findall(r"^- \S+ \((\w+)\): (.*)$", report or "", re.M)]
+    named = [pairs for _, pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
+    own = {pairs[0][1].casefold() for pairs in named}
+    # and a resource of a kind the goal names that refers to one of those ("the EIP of legacy-web-01")
+    kinds = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", goal)} if goal else set()
+    named += [pairs for kind, pairs in lines if pairs and pairs not in named and kind.replace("_", " ") in kinds
+              and any(v.casefold() in own for _, v in pairs)]
+    hints = [h for pairs in named for h in [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]]
     return list(dict.fromkeys(h for h in hints if h.casefold() not in wanted))
 
 

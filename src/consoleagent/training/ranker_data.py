@@ -144,12 +144,12 @@ def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | No
 
 def _train_episodes(results_dir: str | Path, specs: dict[str, Any] | None) -> tuple[list[Any], dict[str, Any]]:
     """A collection's episodes that pass the task filter, refusing any of a task outside the train split."""
+    from consoleagent.training.explore import explored_tasks
     from consoleagent.training.filters import ground_truth, load_ledger, task_filter
 
     episodes = load_ledger(results_dir)
     if specs is None:
         from consoleagent.suite.catalog import load_suite
-        from consoleagent.training.explore import explored_tasks
 
         specs = {s.id: s for s in load_suite(None)}
     specs = {**specs, **explored_tasks(results_dir)}  # a self-exploration collection's own tasks (explore.jsonl)

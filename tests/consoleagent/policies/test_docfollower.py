@@ -605,12 +605,13 @@ def test_a_batch_operation_ticks_the_goals_rows_only_and_presses_the_button_the_
     policy.reset("Stop the ECS instances shop-web-a, shop-web-b in one batch operation, leaving shop-web-c as it is.", steps)
     rows = [Mark(1, "checkbox", "Select all"), Mark(2, "checkbox", "Select shop-web-c", context="row shop-web-c Running"),
             Mark(3, "checkbox", "Select shop-web-a", context="row shop-web-a Running"),
-            Mark(4, "checkbox", "", context="row shop-web-b Running"), Mark(5, "button", "Start"), Mark(6, "button", "Stop")]
+            Mark(4, "checkbox", "", context="row shop-web-b Running"), Mark(9, "button", "Stop", context="row shop-web-a"),
+            Mark(5, "button", "Start"), Mark(6, "button", "Stop")]
     assert policy.act(page("/ecs/instances", rows)).action == "check(3)"
     rows[2].states.append("checked")
     assert policy.act(page("/ecs/instances", rows)).action == "check(4)"
     rows[3].states.append("checked")
-    assert policy.act(page("/ecs/instances", rows)).action == "click(6)"
+    assert policy.act(page("/ecs/instances", rows)).action == "click(6)"  # the list's button, not the row's (measured)
     dialog = [Mark(7, "button", "Cancel", context="dialog"), Mark(8, "button", "Stop", context="dialog")]
     assert policy.act(page("/ecs/instances", dialog)).action == "click(8)"
 
@@ -699,6 +700,13 @@ def test_a_row_whose_name_the_console_cut_short_is_found_by_the_prepared_resourc
     observation = page("/vpc/eips", rows)
     observation.resource_report = report
     assert policy.act(observation).action == "click(2)"
+    # once disassociated, its row no longer shows the instance: its own id still tells it
+    again = DocFollowerPolicy()
+    again.reset(policy.goal, policy.document)
+    rows[1].context = "row: 47.97.228.166 eip-bgtr leg… | Available | -"
+    observation = page("/vpc/eips", rows)
+    observation.resource_report = report
+    assert again.act(observation).action == "click(2)"
 
 
 def test_a_later_step_fills_its_own_field_not_the_one_of_the_same_name_an_earlier_step_set() -> None:
@@ -714,3 +722,48 @@ def test_a_later_step_fills_its_own_field_not_the_one_of_the_same_name_an_earlie
     assert policy.act(page("/vpc/create", marks)).action == 'type(1, "10.0.0.0/8")'
     marks[0].value = "10.0.0.0/8"
     assert policy.act(page("/vpc/create", marks)).action == 'type(2, "10.1.0.0/24")'
+
+
+def test_a_prerequisite_hidden_in_the_menu_of_the_goals_row_is_found_there() -> None:
+    """Measured on 2026.03: "Disassociate" sits in each EIP row's "More" menu; the search clicked nav links and
+    sort headers for 33 steps and gave up."""
+    policy = DocFollowerPolicy()
+    policy.reset("Delete the NAT gateway promo-nat but keep its EIP promo-eip.", ["Click **Delete**."])
+    nat = [Mark(1, "link", "Elastic IP addresses"), Mark(2, "button", "Delete", context="row: promo-nat ngw-1")]
+    assert policy.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
+    why = "button 'Delete' [2] is disabled (\"Disassociate the EIPs of this NAT gateway first\")"
+    assert policy.act(page("/vpc/nat-gateways", nat, error=why)).action == "click(1)"
+    eips = [Mark(3, "button", "More actions for 1.2.3.4", context="row: other-eip 1.2.3.4"),
+            Mark(4, "button", "More actions for 5.6.7.8", context="row: promo-eip 5.6.7.8 promo-nat")]
+    assert policy.act(page("/vpc/eips", eips)).action == "click(4)"  # the goal's row's menu, not the other's
+    opened = eips + [Mark(5, "menuitem", "Release", context="row: promo-eip 5.6.7.8 promo-nat"),
+                     Mark(6, "menuitem", "Disassociate", context="row: promo-eip 5.6.7.8 promo-nat")]
+    assert policy.act(page("/vpc/eips", opened)).action == "click(6)"
+
+
+def test_a_row_for_a_radio_group_whose_value_is_none_of_its_radios_is_no_missing_field() -> None:
+    """Measured on 2026.03 (a correct document): "Image: Alibaba Cloud Linux, 3.2104 LTS 64-bit" for the radio
+    group "Image" (Public Image / Custom Image) was reported `element_removed`, a false DRIFT."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create an instance.", ["Configure it.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                                         "| **Image** | **Public Image** or **Custom Image**. | Alibaba Cloud Linux, 3.2 |",
+                                         "Click **Next**."])
+    text = 'radiogroup "Image":\n  [1] radio "Public Image" (checked)\n  [2] radio "Custom Image"\n[3] button "Next"'
+    marks = [Mark(1, "radio", "Public Image", states=["checked"]), Mark(2, "radio", "Custom Image"), Mark(3, "button", "Next")]
+    assert policy.act(page("/ecs/create", marks, text=text)).action == "click(3)"
+
+
+def test_a_zone_the_document_leaves_open_is_the_zone_of_the_goals_prepared_vswitch() -> None:
+    """Measured on 2026.03: "Select the **Zone**" took Zone I by meaning; the VPC's only vSwitch is in Zone H,
+    so the next step's vSwitch list was empty and Next stayed disabled."""
+    from consoleagent.policies.goal_values import choose_by_meaning, related_values
+
+    report = ("- net (vpc): vpc_id=vpc-a, vpc_name=wp-vpc, cidr_block=10.60.0.0/16\n"
+              "- sw (vswitch): vswitch_id=vsw-j, vpc_id=vpc-a, zone_id=cn-hangzhou-h, cidr_block=10.60.0.0/24\n"
+              "- other (vswitch): vswitch_id=vsw-k, vpc_id=vpc-b, zone_id=cn-hangzhou-i")
+    related = related_values(report, ["wp-vpc"])
+    assert "cn-hangzhou-h" in related and "Zone H" in related and "cn-hangzhou-i" not in related
+    goal = "Create an instance named web-1 in the VPC wp-vpc."
+    assert choose_by_meaning(["Select a zone", "Zone I", "Zone H"], "select the Zone", goal, related) == "Zone H"
+    assert choose_by_meaning(["Zone I (cn-hangzhou-i)", "Zone H (cn-hangzhou-h)"], "select the Zone", goal, related) == \
+        "Zone H (cn-hangzhou-h)"

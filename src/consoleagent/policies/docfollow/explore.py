@@ -109,6 +109,8 @@ class Explorer:
     menu_open: bool = False  # a menu this search opened (menus it did not open are walked like anything else)
     unfolded: bool = False  # the last move unfolded a tree node (its children may still be loading)
     hovering: bool = False  # the last move hovered a menu entry (its sub-menu may still be opening)
+    rows: list[str] = field(default_factory=list)  # names and ids of the goal's resources: their rows' menus are opened
+    row_menus: set[str] = field(default_factory=set)  # row menus opened (page + button name)
 
     def __post_init__(self) -> None:
         self.target_terms = terms(re.sub(r"\b(dialog(?: box)?|page|wizard|window|panel|tab)\b", " ", self.target, flags=re.I))
@@ -125,7 +127,8 @@ class Explorer:
         if self.hops >= self.max_hops:
             return None
         unfolded, self.unfolded = self.unfolded, False
-        for planner in (self._menu, self._tree, self._settle(unfolded), self._menu_bar, self._unfold_any, self._walk):
+        for planner in (self._menu, self._row_menu, self._tree, self._settle(unfolded), self._menu_bar, self._unfold_any,
+                        self._walk):
             step = planner(url, marks)
             if step is not None:
                 self.hops += 1
@@ -161,6 +164,19 @@ class Explorer:
             return Action("hover", (mark.id,)), f"looking for {self.target!r}: the menu entry [{mark.id}] {mark.name!r}"
         self.waited = self.menu_open = False
         return Action("press", ("Escape",)), f"nothing close to {self.target!r} in this menu; closing it"
+
+    def _row_menu(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        """A list with a row of the goal's resources: what acts on that resource is often in the row's "More"
+        menu ("Disassociate" for an EIP); open it once (its entries are then on the page)."""
+        for mark in marks:
+            key = f"{page_key(url)} {mark.name}"
+            if (mark.role == "button" and re.match(r"more\b", mark.name, re.I) and key not in self.row_menus
+                    and "disabled" not in mark.states and any(_holds(mark.context + " " + mark.name, r) for r in self.rows)):
+                self.row_menus.add(key)
+                self.menu_open = True
+                self.entries.clear()
+                return Action("click", (mark.id,)), f"looking for {self.target!r}: the menu of the goal's row [{mark.id}] {mark.name!r}"
+        return None
 
     # -- a tree of objects ----------------------------------------------------------------------
 
@@ -273,6 +289,10 @@ class Explorer:
         graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, names)]
         order = max(range(len(marks)), key=lambda i: (graded[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
+
+
+def _holds(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])", text.casefold()) is not None
 
 
 def spells(acronym: str, name: str) -> bool:
