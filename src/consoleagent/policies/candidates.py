@@ -183,6 +183,28 @@ def build_candidates(observation: Observation, values: list[str] | None = None,
     return out
 
 
+def with_proposal(candidates: list[Candidate], observation: Observation, proposal: str | None) -> list[Candidate]:
+    """The candidates with the documentation follower's proposal among them: a click on a disabled button
+    (its reason is what the follower reads next), a value the follower derived ("9443/9443", the goal's
+    password), a ``goto`` back. Without it the ranker could never do what the follower would."""
+    from consoleagent.actions.parser import ActionParseError, parse_action
+
+    if not proposal:
+        return candidates
+    try:
+        action = parse_action(proposal)
+    except ActionParseError:
+        return candidates
+    if match_action(candidates, action) is not None:
+        return candidates
+    mark = observation.mark(action.element_id) if action.element_id is not None else None
+    if action.element_id is not None and mark is None:
+        return candidates
+    value = action.arg("text", action.arg("option", action.arg("url")))
+    text = describe(action.name, mark, None if value is None else str(value))
+    return [*candidates, Candidate(proposal, text, action.name, mark, None if value is None else str(value))]
+
+
 # --- which candidate a recorded action was --------------------------------------------------------
 
 
@@ -206,6 +228,9 @@ def match_action(candidates: list[Candidate], action: Action) -> int | None:
         if candidate.kind == "scroll" and action.name == "scroll" and target is None:
             if _norm(candidate.value) == _norm(action.arg("direction")):
                 return index
+        if candidate.mark is None and target is None and candidate.kind == action.name and \
+                _norm(candidate.action) == _norm(str(action)):
+            return index  # a page action proposed as it is (goto a URL, press a key)
         if candidate.mark is None or candidate.mark.id != target:
             continue
         if candidate.kind == action.name and (value is None or _norm(candidate.value) == _norm(value)):

@@ -30,7 +30,7 @@ from typing import Any
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options
+from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options, with_proposal
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
 from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features, proposed_index
@@ -192,6 +192,8 @@ class RankerPolicy:
             self.context = EpisodeContext.build(observation.goal, observation.document)
             self.shadow.reset(observation.goal, observation.document)
         self.proposal = self.shadow.propose(observation)
+        everything = with_proposal(everything, observation, self.proposal)
+        self.listed = len(everything)
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
         proposed = proposed_index(everything, self.proposal)
         if proposed is not None and proposed not in kept:

@@ -186,7 +186,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
     """Every parsed step of an episode with its observation, candidates and history: what SFT examples,
     the prefilter's recall and the encoder benchmarks all read from a collection."""
     from consoleagent.actions.parser import parse_action
-    from consoleagent.policies.candidates import build_candidates, match_action
+    from consoleagent.policies.candidates import build_candidates, match_action, with_proposal
     from consoleagent.policies.follower_shadow import FollowerShadow
     from consoleagent.policies.ranker_features import EpisodeContext
 
@@ -202,7 +202,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
             continue
         observation = observation_from_record(record, goal, document)
         proposal = shadow.propose(observation)  # every step, kept or not: the follower lives the episode too
-        candidates = build_candidates(observation)
+        candidates = with_proposal(build_candidates(observation), observation, proposal)
         action = parse_action(record["action"])
         index = match_action(candidates, action)
         yield ReplayedStep(item.number, record, goal, document, context, observation, candidates, index, action,

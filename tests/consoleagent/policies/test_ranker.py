@@ -16,7 +16,7 @@ import pytest
 
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.marking import install, snapshot
-from consoleagent.observation.types import Observation
+from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.candidates import UNACHIEVABLE_ACTION, build_candidates, candidate_values, match_action
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]  # minutes only on a CPU shared by many jobs
@@ -258,3 +258,20 @@ def test_the_shipped_head_loads_for_this_feature_version_and_is_the_default() ->
     assert head_source("base") is None and head_source("/some/head") == "/some/head"
     head = load_head(PACKAGED_HEAD)  # raises when its n_features is not this version's
     assert sum(p.numel() for p in head.parameters()) < 10_000
+
+
+def test_the_followers_proposal_is_a_candidate_even_where_the_candidates_lack_it() -> None:
+    """Measured on vpc-delete-route-table-03: the follower clicks a disabled Delete to read what to do first;
+    disabled buttons are no candidates, so the ranker could only click another row's Delete."""
+    from consoleagent.policies.candidates import with_proposal
+
+    marks = [Mark(1, "button", "Delete", context="row: other-rt"),
+             Mark(2, "button", "Delete", context="row: tmp-rt", states=["disabled"]), Mark(3, "textbox", "Port Range")]
+    page = Observation(url="http://c/vpc/route-tables", title="Route tables", text="", marks=marks, goal="Delete tmp-rt.")
+    listed = build_candidates(page)
+    assert match_action(listed, parse_action("click(2)")) is None
+    for proposal in ("click(2)", 'type(3, "9443/9443")', 'goto("http://c/vpc/route-tables")'):
+        extended = with_proposal(listed, page, proposal)
+        assert len(extended) == len(listed) + 1 and match_action(extended, parse_action(proposal)) == len(listed)
+    assert with_proposal(listed, page, "click(1)") == listed  # already a candidate
+    assert with_proposal(listed, page, "click(99)") == listed  # no such element
