@@ -99,6 +99,8 @@ class Instruction:
     condition: str = ""  # "ESSDs" of a field described "Only for ESSDs": when the field applies at all
     guarded: bool = False  # find: click only where the goal's resource is named (its row, or the page)
     changes_only: bool = False  # fill: a row of a "change the parameters" table: set only when the goal changes it
+    row: str = ""  # click: only in the row of this resource (a batch operation done one row at a time)
+    per_row: bool = False  # part of a batch operation redone one row at a time: its dialogs are the row's own
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

@@ -29,7 +29,7 @@ from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.optional_rows import optional_add
-from consoleagent.policies.docfollow.rows import row_boxes
+from consoleagent.policies.docfollow.rows import acted_on, row_boxes
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
@@ -152,6 +152,7 @@ class DocFollowerPolicy:
         self.goal = goal
         self.document = list(document or [])
         self.step = 0  # the document step being executed, from 1
+        self.pending = list(range(1, len(self.document) + 1))  # document steps still to do, in the order done
         self.queue: deque[Instruction] = deque()
         self._last: Instruction | None = None  # the instruction whose element action we emitted last
         self.discrepancies = 0
@@ -173,6 +174,7 @@ class DocFollowerPolicy:
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
             self.document = list(observation.document)
+            self.pending = list(range(1, len(self.document) + 1))
         if not self.document:
             return self._end("task_unachievable", "the doc follower needs a document to follow; the task has none")
         if self.stopped:
@@ -186,14 +188,36 @@ class DocFollowerPolicy:
             return retry
         while True:
             if not self.queue:
-                if self.step >= len(self.document):
+                if not self.pending:
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
-                self.step += 1
+                reordered = self._wizard_order(observation)
+                self.step = self.pending.pop(0)
                 self.queue.extend(self._with_goal_values(instructions_from(self.document[self.step - 1])))
+                if reordered is not None:
+                    return reordered
                 continue
             decision = self._execute(self.queue[0], observation)
             if decision is not None:
                 return decision
+
+    def _wizard_order(self, obs: Observation) -> Decision | None:
+        """The next document step is "In the **Networking** step, ..." but the wizard shows **System
+        Configurations**, which a later document step is about: that step is done now, the other after
+        it, and the changed order is reported (``step_order_changed`` at the step that expected the other)."""
+        expected = _WIZARD_STEP.search(self.document[self.pending[0] - 1])
+        if expected is None or _wizard_step_shown(expected.group("name"), obs):
+            return None
+        for position, later in enumerate(self.pending[1:], 1):
+            named = _WIZARD_STEP.search(self.document[later - 1])
+            if named is not None and _wizard_step_shown(named.group("name"), obs):
+                waiting = self.pending[0]
+                self.pending.insert(0, self.pending.pop(position))
+                self.discrepancies += 1
+                action = Action("report_discrepancy", (waiting, "step_order_changed", expected.group("name"), named.group("name")))
+                return Decision(action=str(action), raw=str(action), document_step=waiting,
+                                thought=f"Step {waiting}: the wizard shows {named.group('name')!r} before "
+                                        f"{expected.group('name')!r}; doing step {later} first.")
+        return None
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
         """Typed and chosen values come from the goal where it names one of the same kind; a "change the
@@ -353,10 +377,17 @@ class DocFollowerPolicy:
         avoid = {field for field, step in self.fields_set.items() if step != self.step}
         if self.batch:  # rows selected: "Above the list, click **Stop**" is the list's button, never one row's
             avoid |= {(m.name, m.context) for m in obs.marks if m.context.startswith("row")}
+        names = [] if self.batch else self.row_hints
+        if ins.row:  # one resource's row, no other
+            names = [ins.row]
+            avoid |= {(m.name, m.context) for m in obs.marks if m.context.startswith("row") and ins.row not in m.context}
         return find_mark(ins.alias or label or ins.target, obs.marks, roles=roles, exclude=exclude, hint=self._hint(),
-                         prefer=prefer, names=[] if self.batch else self.row_hints, avoid=avoid)
+                         prefer=prefer, names=names, avoid=avoid)
 
     def _with_match(self, ins: Instruction, obs: Observation, match: Match | None, act) -> Decision | None:  # noqa: ANN001
+        if match is None and ins.per_row and ins.kind == "click":
+            # the row's own confirmation is not the batch dialog the document describes: its confirm button
+            return self._confirm(ins, obs)  # (passed over when no dialog asks)
         if match is None:
             renamed = self._renamed(ins.target, obs, fields=ins.kind in ("fill", "select", "check", "uncheck"))
             if renamed is None and ins.kind == "click" and _OPENS_DIALOG.search(ins.target):
@@ -423,7 +454,7 @@ class DocFollowerPolicy:
         would act on whatever rows the page has selected."""
         boxes = row_boxes(obs.marks, self.goal)
         if not boxes:
-            if ins.scrolled:
+            if ins.scrolled and not self._one_row_at_a_time(ins):
                 self.stopped = f"step {self.step}: the rows of the goal's resources cannot be selected (no check boxes)"
             return self._missing(ins, obs, "element_removed")
         todo = [m for m in boxes if "checked" not in m.states]
@@ -435,6 +466,22 @@ class DocFollowerPolicy:
         self.batch = len(todo) == 1
         return self._decide(Action("check", (mark.id,)), f"Step {self.step}: select the row: [{mark.id}] {mark.name!r}.",
                             ins, done=len(todo) == 1)
+
+    def _one_row_at_a_time(self, rows: Instruction) -> bool:
+        """No check boxes to select the rows: do what the document does to the selection to each of the goal's
+        resources in turn, its first click in that resource's row ("Delete" in each row), its dialogs the
+        row's own. False when the rest of the document has no click to start from."""
+        rest = [i for i in self.queue if i is not rows]
+        for number in self.pending:
+            rest += self._with_goal_values(instructions_from(self.document[number - 1]))
+        first = next((k for k, i in enumerate(rest) if i.kind == "click"), None)
+        names = acted_on(self.goal)
+        if first is None or not names:
+            return False
+        plan = [replace(i, row=name if k == first else "", per_row=True) for name in names for k, i in enumerate(rest[first:])]
+        self.queue = deque([rows, *plan])
+        self.pending = []
+        return True
 
     def _open_resource(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The link named like the goal's resource; with none on the page there is nothing the document
@@ -737,6 +784,17 @@ class DocFollowerPolicy:
 
 _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+
+
+# "In the **Networking** step, select ...": a document step about one step of a wizard
+_WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
+
+
+def _wizard_step_shown(name: str, obs: Observation) -> bool:
+    """Whether the page shows that wizard step (its region, or its heading)."""
+    want = normalize(name)
+    return any(normalize(line.strip().rstrip(":")) in (f"region {want}", want)
+               for line in obs.text.splitlines() if line.strip().startswith(("region", "#")))
 
 
 def documented(label: str, document: list[str]) -> bool:

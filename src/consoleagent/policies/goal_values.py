@@ -27,6 +27,7 @@ PORTS = re.compile(r"\bports?\s+(?P<first>\d+)(?![\d.])(?:\s*(?:-|to|through|/)\
 NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )?to)\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 RENAMED = re.compile(r"\b(?:rename|change)\b[^.;]*?\bto\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 QUOTED = re.compile(r"[\"“']([^\"”']{2,})[\"”']")
+_INSTEAD = re.compile(r"(?P<new>[\w./:-]*\w)\s+instead\s+of\s+(?P<old>[\w./:-]*\w)", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)  # the value after it is the current one ...
 _TO = re.compile(r"(?:\s*[A-Za-z]{1,6})?\s+to\s+\d", re.IGNORECASE)  # ... when "(unit) to <the wanted one>" follows
 # "the password Jump#Host2026", "reset the logon password of jump-host to Jump#Host2026": a word with a letter,
@@ -86,7 +87,16 @@ class GoalValues:
             return self.of_kind(label)
         if "name" in lowered:
             return self._take(RENAMED, 1) or self._take(NAMED, 1)
-        return self._labelled(label, example) or option_in_goal(list(options), self.goal)
+        return self._labelled(label, example) or option_in_goal(list(options), self.goal) or self._instead(example)
+
+    def _instead(self, example: str) -> str | None:
+        """"... so that it applies only to 203.0.113.0/24 instead of 0.0.0.0/0": the new value of the example's
+        shape (the field that holds the old one is the one that changes)."""
+        shape = next((s for s in SHAPES[:-1] if s.fullmatch(example.strip())), None)
+        for match in _INSTEAD.finditer(self.goal):
+            if shape is not None and shape.fullmatch(match.group("new")) and shape.fullmatch(match.group("old")):
+                return match.group("new")
+        return None
 
     def _labelled(self, label: str, example: str) -> str | None:
         """The value the goal writes right after the field's label: "with priority 1" for *Priority*, "the

@@ -616,15 +616,26 @@ def test_a_batch_operation_ticks_the_goals_rows_only_and_presses_the_button_the_
     assert policy.act(page("/ecs/instances", dialog)).action == "click(8)"
 
 
-def test_without_check_boxes_the_batch_selection_is_reported_removed_and_no_batch_button_is_pressed() -> None:
+def test_without_check_boxes_the_batch_is_reported_removed_and_done_one_row_at_a_time() -> None:
+    """2026.09 removed the VPC list's check boxes and batch Delete; the follower stopped there (INCONCLUSIVE)
+    where a person deletes each VPC from its row: the document is wrong (element_removed), the goal reachable."""
     policy = DocFollowerPolicy()
     policy.reset("Delete the empty VPCs tmp-a-vpc and tmp-b-vpc; keep the VPC keep-vpc.",
-                 ["Select the check box in front of each VPC that you want to delete.", "Above the list, click **Delete**."])
-    rows = [Mark(1, "button", "Delete", context="row keep-vpc"), Mark(2, "button", "Delete", context="row tmp-a-vpc")]
+                 ["Select the check box in front of each VPC that you want to delete.", "Above the list, click **Delete**.",
+                  "In the dialog box that asks you to confirm the deletion, click **Delete**."])
+    rows = [Mark(1, "button", "Delete", context="row keep-vpc"), Mark(2, "button", "Delete", context="row tmp-a-vpc"),
+            Mark(3, "button", "Delete", context="row tmp-b-vpc")]
     assert policy.act(page("/vpc/vpcs", rows)).action == 'scroll("down")'
     report = parse_action(policy.act(page("/vpc/vpcs", rows)).action)
-    assert report.name == "report_discrepancy" and report.args[1] == "element_removed"
-    assert parse_action(policy.act(page("/vpc/vpcs", rows)).action).name == "task_unachievable"
+    assert report.name == "report_discrepancy" and report.args[:2] == (1, "element_removed")
+    dialog = [Mark(9, "button", "Cancel", context='dialog "Delete VPC"'), Mark(8, "button", "Confirm", context='dialog "Delete VPC"')]
+    assert [policy.act(page("/vpc/vpcs", marks)).action for marks in (rows, dialog, rows, dialog)] == [
+        "click(2)", "click(8)", "click(3)", "click(8)"]  # each goal VPC in turn, never keep-vpc
+    assert parse_action(policy.act(page("/vpc/vpcs", rows[:1])).action).name == "task_complete"
+    without = DocFollowerPolicy()  # nothing to do to the rows afterwards: it stops
+    without.reset("Delete the VPCs tmp-a-vpc and tmp-b-vpc.", ["Select the check box in front of each VPC."])
+    assert [parse_action(without.act(page("/vpc/vpcs", rows)).action).name for _ in range(3)] == [
+        "scroll", "report_discrepancy", "task_unachievable"]
 
 
 def test_a_field_the_goal_says_to_leave_as_it_is_is_left_alone() -> None:
@@ -665,6 +676,8 @@ def test_a_change_table_sets_only_what_the_goal_changes_and_one_of_several_butto
     """Measured on 2026.03: "change the parameters" with a table typed every example (the priority became
     8080, the CIDR block and description the document's), and "click the button of the service: **SSH (22)**,
     ... or **RDP (3389)**" clicked nothing."""
+    from consoleagent.policies.goal_values import GoalValues
+
     modify = ["Find the rule and click **Modify** in its row.",
               "In the **Modify Rule** dialog box, change the parameters.\n| Parameter | Description | Example |\n"
               "| --- | --- | --- |\n| **Action** | **Allow** or **Deny**. | Allow |\n| **Priority** | 1 to 100. | 5 |\n"
@@ -678,6 +691,10 @@ def test_a_change_table_sets_only_what_the_goal_changes_and_one_of_several_butto
     dialog = [Mark(3, "spinbutton", "Priority", value="1"), Mark(4, "textbox", "Port Range", value="8080/8080"),
               Mark(5, "textbox", "Description", value="web"), Mark(6, "button", "Save")]
     assert [policy.act(page("/sg", dialog)).action for _ in range(2)] == ['type(4, "9443/9443")', "click(6)"]
+    cidr = GoalValues("change the inbound rule for TCP port 3389 so that it applies only to 203.0.113.0/24 instead of "
+                      "0.0.0.0/0; keep everything else as it is.")
+    assert cidr.changed_value("Source CIDR block", "172.16.0.0/12") == "203.0.113.0/24"
+    assert cidr.changed_value("Priority", "5") is None and cidr.changed_value("Port Range", "8443/8443") is None
     quick = DocFollowerPolicy()
     quick.reset("Open SSH (TCP port 22) to any address in the outbound rules of the security group jump-host-sg.",
                 ["Click the **Inbound** tab, or the **Outbound** tab for an outbound rule.",
@@ -767,3 +784,22 @@ def test_a_zone_the_document_leaves_open_is_the_zone_of_the_goals_prepared_vswit
     assert choose_by_meaning(["Select a zone", "Zone I", "Zone H"], "select the Zone", goal, related) == "Zone H"
     assert choose_by_meaning(["Zone I (cn-hangzhou-i)", "Zone H (cn-hangzhou-h)"], "select the Zone", goal, related) == \
         "Zone H (cn-hangzhou-h)"
+
+
+def test_a_wizard_whose_steps_changed_order_is_followed_in_the_consoles_order_and_reported() -> None:
+    """2026.09 puts **System Configurations** before **Networking**: the follower looked for the network fields
+    on the credentials page, reported them missing and stopped at a disabled Next."""
+    steps = ["In the **Networking** step, select **vpc-1** from the **VPC** list and click **Next**.",
+             "In the **System Configurations** step, enter web-1 in the **Instance Name** field and click **Next**."]
+    policy = DocFollowerPolicy()
+    policy.reset("Create an instance named web-1.", steps)
+    system = [Mark(1, "textbox", "Instance Name"), Mark(2, "button", "Next")]
+    text = 'region "System Configurations":\n  ## System Configurations\n  [1] textbox "Instance Name"\n[2] button "Next"'
+    report = parse_action(policy.act(page("/ecs/create", system, text=text)).action)
+    assert report.name == "report_discrepancy" and report.args[:4] == (1, "step_order_changed", "Networking",
+                                                                        "System Configurations")
+    assert policy.act(page("/ecs/create", system, text=text)).action == 'type(1, "web-1")'
+    assert policy.act(page("/ecs/create", system, text=text)).action == "click(2)"
+    network = [Mark(3, "combobox", "VPC", tag="select"), Mark(4, "button", "Next")]
+    text = 'region "Networking":\n  ## Networking\n  [3] combobox "VPC"\n[4] button "Next"'
+    assert policy.act(page("/ecs/create", network, text=text)).action.startswith("select(3")
