@@ -170,6 +170,8 @@ class DocFollowerPolicy:
         self.related: list[str] = []  # values of the goal's prepared resources (the zone of its vSwitch)
         self.fields_set: dict[tuple[str, str], int] = {}  # (name, context) of a field set → the document step
         self.batch = False  # rows of the goal's resources are selected: later buttons act on the selection
+        self._opened_at = 1  # the document step of the last click on the page (not in a dialog)
+        self.replaced = False  # the existing resource the goal replaces was deleted first
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -186,6 +188,7 @@ class DocFollowerPolicy:
         retry = self._after_error(observation) or self._unsubmitted(observation)
         if retry is not None:
             return retry
+        self._replace_existing(observation)
         while True:
             if not self.queue:
                 if not self.pending:
@@ -366,6 +369,8 @@ class DocFollowerPolicy:
                 return gap
         self._clicked = ins if match is not None and match.quality == "exact" else None
         self._clicked_in = match.mark.context if match is not None else ""
+        if match is not None and "dialog" not in match.mark.context:
+            self._opened_at = self.step  # a click on the page itself: where a form it opens begins
         return self._with_match(ins, obs, match, lambda m: self._decide(
             Action("click", (m.id,)), f"Step {self.step}: click {ins.target!r}: [{m.id}] {m.role} {m.name!r}.", ins))
 
@@ -621,6 +626,22 @@ class DocFollowerPolicy:
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True
 
+    def _replace_existing(self, obs: Observation) -> None:
+        """"A key pair named 'bastion-key' already exists" when the goal says the old one "must be replaced": close
+        the form, delete the existing one (its row's Delete, for the goal's names only), confirm, come back and
+        do the document again from the step that opened the form. Once; never without the goal's word."""
+        if self.replaced or not _REPLACE.search(self.goal):
+            return
+        alert = next((line.strip() for line in obs.text.splitlines() if _EXISTS.search(line)), None)
+        if alert is None:
+            return
+        self.replaced = True
+        self.queue = deque([Instruction("find", "Cancel", text=alert, candidates=["Cancel", "Close"]),
+                            Instruction("find", "Delete", "delete the existing one", text=alert, candidates=["Delete"],
+                                        guarded=True),
+                            Instruction("confirm", "", text=alert), Instruction("goto", obs.url, text=alert)])
+        self.pending = [*range(self._opened_at, self.step + 1), *self.pending]
+
     def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The confirmation a prerequisite's action may open: its button when a dialog asks; else nothing."""
         self.queue.popleft()
@@ -786,6 +807,9 @@ _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 
+# "alert: A key pair named 'bastion-key' already exists in this region.", and a goal that replaces it
+_EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
+_REPLACE = re.compile(r"\b(?:replace[ds]?|overwrit\w*|recreate[ds]?)\b", re.I)
 # "In the **Networking** step, select ...": a document step about one step of a wizard
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
 

@@ -803,3 +803,32 @@ def test_a_wizard_whose_steps_changed_order_is_followed_in_the_consoles_order_an
     network = [Mark(3, "combobox", "VPC", tag="select"), Mark(4, "button", "Next")]
     text = 'region "Networking":\n  ## Networking\n  [3] combobox "VPC"\n[4] button "Next"'
     assert policy.act(page("/ecs/create", network, text=text)).action.startswith("select(3")
+
+
+def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_done_again() -> None:
+    """Measured on 2026.09: "an old key pair with that name exists and must be replaced": the form said it
+    already exists, the follower went on and the key pair was never created."""
+    steps = ["On the Key Pairs page, click **Create Key Pair**.", "In the **Key Pair Name** field, enter a name.",
+             "Click **Create**."]
+    policy = DocFollowerPolicy()
+    policy.reset("Create an SSH key pair named bastion-key; an old key pair with that name exists and must be replaced.", steps)
+    listed = [Mark(1, "button", "Create Key Pair"), Mark(2, "button", "Delete", context="row: other-key"),
+              Mark(3, "button", "Delete", context="row: bastion-key")]
+    form = [Mark(4, "textbox", "Key Pair Name", context='dialog "Create Key Pair"'),
+            Mark(5, "button", "Cancel", context='dialog "Create Key Pair"'), Mark(6, "button", "Create", context='dialog "Create Key Pair"')]
+    assert policy.act(page("/ecs/key-pairs", listed)).action == "click(1)"
+    assert policy.act(page("/ecs/key-pairs", form)).action == 'type(4, "bastion-key")'
+    assert policy.act(page("/ecs/key-pairs", form)).action == "click(6)"
+    exists = "alert: A key pair named 'bastion-key' already exists in this region.\n" + "\n".join(
+        f'[{m.id}] {m.role} "{m.name}"' for m in form)
+    assert policy.act(page("/ecs/key-pairs", form, text=exists)).action == "click(5)"  # close the form
+    assert policy.act(page("/ecs/key-pairs", listed)).action == "click(3)"  # the goal's key pair only
+    confirm = [Mark(7, "button", "Confirm", context='dialog "Delete Key Pair"')]
+    assert policy.act(page("/ecs/key-pairs", confirm)).action == "click(7)"
+    assert policy.act(page("/ecs/key-pairs", listed)).action == 'goto("http://console.test/ecs/key-pairs")'
+    assert policy.act(page("/ecs/key-pairs", listed)).action == "click(1)"  # the form again, from its first step
+    plain = DocFollowerPolicy()  # no "replace" in the goal: never deletes anything
+    plain.reset("Create an SSH key pair named bastion-key.", steps)
+    for marks in (listed, form, form):
+        plain.act(page("/ecs/key-pairs", marks))
+    assert plain.act(page("/ecs/key-pairs", form, text=exists)).action != "click(5)"
