@@ -175,11 +175,21 @@ def _spec_without_task(path: Path, document: Document, procedure: Procedure, rel
     return TaskSpec.model_validate({
         "id": ident, "console": console.name, "product": product, "difficulty": "standard", "split": "test",
         "document": _document_ref(path, document, procedure), "release": release,
-        "goal": f"{procedure.title}, following the document.", "start_url": getattr(console, "start_url", "/console"),
+        "goal": f"{procedure.title}, following the document.", "start_url": _start_url(console, product, procedure),
         "requires": requires, "reward": {"expect": [{"event": {"regex": goal_outcome_regex(
             procedure.title, console, WRITE_EVENT, bold_labels("\n".join(procedure.step_texts())))}}]},
         "oracle": [{"task_unachievable": "no known solution: the document is not part of the task suite"}],
     })
+
+
+def _start_url(console: Any, product: str, procedure: Procedure) -> str:
+    """The console's home, or, when no step names the console to start in ("Log on to the ECS console") but the
+    document's metadata names its product, that product's console (a backend's optional ``product_start_url``)."""
+    home = str(getattr(console, "start_url", "/console"))
+    by_product = getattr(console, "product_start_url", None)
+    if procedure.console is None and callable(by_product):
+        return by_product(product) or home
+    return home
 
 
 def _unique(key: str, used: set[str]) -> str:

@@ -186,3 +186,10 @@ def test_the_tool_a_goal_names_is_no_place_to_look() -> None:
     assert explorer.relevance("Acme Admin") == (0.0, 0.0)
     assert explorer.relevance("Backup...") == (1.0, 1.0)
 
+
+
+def test_a_list_sorted_or_paged_otherwise_is_the_same_page_to_the_search() -> None:
+    from consoleagent.policies.docfollow.explore import page_key
+
+    assert page_key("http://c/vpc/vpcs?field=name&sort=CreationTime&order=asc&page_size=10") == "/vpc/vpcs"
+    assert page_key("http://c/browser/?sid=3&sort=a") == "/browser/?sid=3"  # what selects a thing stays

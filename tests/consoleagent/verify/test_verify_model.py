@@ -101,8 +101,21 @@ def test_a_document_outside_the_suite_is_provisioned_from_its_prerequisites(tmp_
                                    "params": {"name": "web-01", "state": "running"}}]
     assert stop.spec.to_task(Path("/")).document == ["Click **Instances**.", "Click **Stop**."]
     assert by_name["copy.md"].task == "vpc-create-vpc-03"  # found by the copy's front-matter id
+    assert stop.spec.start_url == "/console"  # no product named anywhere: the console's home
     with pytest.raises(VerifyInputError, match="no such file"):
         document_files([tmp_path / "missing.md"])
+
+
+def test_a_document_that_names_its_product_only_in_its_metadata_starts_in_that_products_console(tmp_path: Path) -> None:
+    """Measured on 2026.03: a reference page about the ECS "Create Security Group" dialog started at the home page
+    and its search wandered the VPC console for 26 steps."""
+    (tmp_path / "sg.md").write_text("---\nproduct: ecs\n---\n# Create a group\n\n## Procedure\n\n"
+                                    "1. Click **Create Security Group**.\n", encoding="utf-8")
+    (tmp_path / "logon.md").write_text("---\nproduct: ecs\n---\n# Create a VPC\n\n## Procedure\n\n"
+                                       "1. Log on to the VPC console.\n2. Click **Create VPC**.\n", encoding="utf-8")
+    by_name = {Path(t.path).name: t for t in plan([tmp_path], "2026.09", load_suite()).targets}
+    assert by_name["sg.md"].spec.start_url == "/ecs"
+    assert by_name["logon.md"].spec.start_url == "/console"  # its first step says where to go
 
 
 def test_verdicts_per_run_and_over_runs() -> None:

@@ -105,6 +105,11 @@ class StratusBackend:
         """A stratus at --url outlives the run: its pool file (accounts it holds) must survive a rerun."""
         return self._remote
 
+    def product_start_url(self, product: str) -> str | None:
+        """Where a document about ``product`` starts when no step names its console: that product's console
+        (``/ecs``), not the home page whose links name other products."""
+        return f"/{product}" if product in ("ecs", "vpc") else None
+
     def describe(self) -> str:
         """How reports name the console."""
         return self.base_url if self._remote else "in-process stratus"
