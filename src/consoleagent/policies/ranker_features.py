@@ -23,6 +23,9 @@ from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, 
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
+# Kinds only the follower's proposal brings (``candidates.with_proposal``), counted as the kind they act like:
+# a goto returns to a page as back does, a hover opens a menu entry as a click does, a key press waits on the page.
+KIND_ALIASES = {"goto": "back", "hover": "click", "press": "wait"}
 ROLE_GROUPS = {"button": 0, "link": 1, "textbox": 2, "searchbox": 2, "spinbutton": 2, "textarea": 2, "combobox": 3,
                "listbox": 3, "checkbox": 4, "radio": 4, "switch": 4, "tab": 5, "menuitem": 5, "treeitem": 5, "option": 5}
 N_ROLES = 7  # the groups above and "other or none"
@@ -154,7 +157,9 @@ def features(encoder: Any, context: EpisodeContext, observation: Observation, ca
         rows[i, 9:28] = torch.tensor(_exact(context, candidate, page))
         rows[i, 28:33] = torch.tensor(_plan_features(context.plan, done, pointer, candidate))
         rows[i, 33] = float(i == proposed)
-        rows[i, len(SCALAR_FEATURES) + KINDS.index(candidate.kind)] = 1.0
+        kind = KIND_ALIASES.get(candidate.kind, candidate.kind)
+        if kind in KINDS:
+            rows[i, len(SCALAR_FEATURES) + KINDS.index(kind)] = 1.0
         role = ROLE_GROUPS.get(candidate.mark.role, N_ROLES - 1) if candidate.mark is not None else N_ROLES - 1
         rows[i, len(SCALAR_FEATURES) + len(KINDS) + role] = 1.0
     rows[:, 34] = float(not bool(rows[:, 33].any()))
