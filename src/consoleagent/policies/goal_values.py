@@ -250,10 +250,19 @@ def resource_hints(report: str | None, names: list[str], goal: str = "") -> list
              for kind, rest in re.findall(r"^- \S+ \((\w+)\): (.*)$", report or "", re.M)]
     named = [pairs for _, pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
     own = {pairs[0][1].casefold() for pairs in named}
-    # and a resource of a kind the goal names that refers to one of those ("the EIP of legacy-web-01")
-    kinds = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", goal)} if goal else set()
-    named += [pairs for kind, pairs in lines if pairs and pairs not in named and kind.replace("_", " ") in kinds
-              and any(v.casefold() in own for _, v in pairs)]
+    text = " ".join(re.findall(r"[a-z0-9]+", (goal or "").casefold()))
+
+    def of_goals_kind(kind: str) -> bool:
+        return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text) is not None
+
+    # and a resource of a kind the goal names that refers to one of those ("the EIP of legacy-web-01"), or that
+    # is the only one of its kind and has no name to be found by ("keep its EIP", one EIP prepared)
+    for kind, pairs in lines:
+        if not pairs or pairs in named or not of_goals_kind(kind):
+            continue
+        nameless_and_alone = not any(k.endswith("name") for k, _ in pairs) and sum(k == kind for k, _ in lines) == 1
+        if nameless_and_alone or any(v.casefold() in own for _, v in pairs):
+            named.append(pairs)
     hints = [h for pairs in named for h in [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]]
     return list(dict.fromkeys(h for h in hints if h.casefold() not in wanted))
 

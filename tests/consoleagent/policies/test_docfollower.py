@@ -832,3 +832,16 @@ def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_do
     for marks in (listed, form, form):
         plain.act(page("/ecs/key-pairs", marks))
     assert plain.act(page("/ecs/key-pairs", form, text=exists)).action != "click(5)"
+
+
+def test_the_only_prepared_resource_of_a_kind_the_goal_names_is_the_goals_when_it_has_no_name() -> None:
+    """Measured on 2026.09: "keep its EIP promo-vpc-eip": the EIP row shows "promo…" and the prepared EIP carries no
+    name, so its row's Disassociate (the NAT gateway's prerequisite) was never taken for the goal's."""
+    from consoleagent.policies.goal_values import resource_hints
+
+    report = ("- net (vpc): vpc_id=vpc-ll, vpc_name=promo-vpc\n"
+              "- gw (nat_gateway): nat_gateway_id=ngw-r5, vpc_id=vpc-ll\n- other (nat_gateway): nat_gateway_id=ngw-v2, vpc_id=vpc-ll\n"
+              "- ip (eip): allocation_id=eip-58m, ip_address=47.99.9.118, instance_id=ngw-r5")
+    goal = "Delete the NAT gateway promo-vpc-nat but keep its EIP promo-vpc-eip in the account."
+    assert resource_hints(report, ["promo-vpc-nat", "promo-vpc-eip"], goal) == ["eip-58m", "47.99.9.118"]  # not the two NATs
+    assert resource_hints(report, ["promo-vpc-nat"], "Delete the NAT gateway promo-vpc-nat.") == []  # no EIP in the goal
