@@ -20,7 +20,7 @@ SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b(?!/)"),  # IP address
     re.compile(r"\becs\.[a-z0-9-]+\.[a-z0-9]+\b"),  # instance type
     re.compile(r"\b\d+\s?(?:GiB|GB|TiB|TB|Mbps|vCPUs?)\b"),  # size or bandwidth with its unit
-    re.compile(r"(?<![\w.-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01)
+    re.compile(r"(?<![\w.#@$%&*!+=/-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01, the 77 of Db#77)
 ]
 PORT_RANGE = re.compile(r"-?\d+/-?\d+")  # a security group rule's "22/22", "8000/9000", "-1/-1"
 PORTS = re.compile(r"\bports?\s+(?P<first>\d+)(?![\d.])(?:\s*(?:-|to|through|/)\s*(?P<last>\d+)(?![\d.]))?", re.IGNORECASE)

@@ -660,6 +660,7 @@ def test_a_password_an_instruction_asks_for_and_the_row_of_the_goals_port() -> N
     assert GoalValues("Reset the logon password of the ECS instance jump-host to Jump#Host2026.").of_kind(
         "Confirm Password") == "Jump#Host2026"
     assert GoalValues("Create instance web-01 with password Abc#12345").value_for("Password", "x") == "Abc#12345"
+    assert GoalValues("with the logon password Blog_Db#77").value_for("Quantity", "1") == "1"  # not the 77 of it
     policy = DocFollowerPolicy()
     policy.reset("Create an SSH key pair named deploy-key.",
                  ["In the **Key Pair Name** field, enter a name for the key pair."])
@@ -845,3 +846,21 @@ def test_the_only_prepared_resource_of_a_kind_the_goal_names_is_the_goals_when_i
     goal = "Delete the NAT gateway promo-vpc-nat but keep its EIP promo-vpc-eip in the account."
     assert resource_hints(report, ["promo-vpc-nat", "promo-vpc-eip"], goal) == ["eip-58m", "47.99.9.118"]  # not the two NATs
     assert resource_hints(report, ["promo-vpc-nat"], "Delete the NAT gateway promo-vpc-nat.") == []  # no EIP in the goal
+
+
+def test_the_final_click_of_a_wizard_renamed_beyond_meaning_is_its_one_submit_button() -> None:
+    """2026.09 renamed "Create Order" to "Create Instance" (cosine 0.30, no rename by meaning): two procedures
+    stopped on the Summary page with the instance never created."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create an instance named web-1.", ["In the **Summary** step, click **Create Order**."])
+    marks = [Mark(1, "button", "Products"), Mark(2, "button", "Edit Networking"), Mark(3, "button", "Previous"),
+             Mark(4, "button", "Create Instance")]
+    text = ('[1] button "Products"\nmain:\n  region "Summary":\n    [2] button "Edit Networking"\n'
+            '  [3] button "Previous"\n  [4] button "Create Instance"')
+    report = parse_action(policy.act(page("/ecs/create", marks, text=text)).action)
+    assert report.name == "report_discrepancy" and report.args[1:4] == ("label_changed", "Create Order", "Create Instance")
+    assert policy.act(page("/ecs/create", marks, text=text)).action == "click(4)"
+    other = DocFollowerPolicy()  # not a wizard's last page (no Previous): missing, as before
+    other.reset("Create an instance named web-1.", ["Click **Create Order**."])
+    plain = [m for m in marks if m.name != "Previous"]
+    assert other.act(page("/ecs/create", plain, text=text.replace('  [3] button "Previous"\n', ""))).action == 'scroll("down")'
