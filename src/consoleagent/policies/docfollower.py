@@ -818,7 +818,7 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 # "alert: A key pair named 'bastion-key' already exists in this region.", and a goal that replaces it
 _EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
-_REPLACE = re.compile(r"\b(?:replace[ds]?|overwrit\w*|recreate[ds]?)\b", re.I)
+_REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 # "In the **Networking** step, select ...": a document step about one step of a wizard
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
 
