@@ -448,7 +448,8 @@ class DocFollowerPolicy:
                 renamed = self._renamed(ins.path[0], obs)
                 match = Match(renamed, "fuzzy", 0.5) if renamed is not None else None
             if match is None:
-                return self._missing(ins, obs, "navigation_changed")
+                on_its_page = self._on_resource_page(ins, obs)
+                return on_its_page if on_its_page is not None else self._missing(ins, obs, "navigation_changed")
             if match.quality == "fuzzy" and ins.alias is None:
                 ins.alias = match.mark.name
                 return self._report("label_changed", ins.path[0], match.mark.name, ins, done=False)
@@ -496,6 +497,30 @@ class DocFollowerPolicy:
         self.queue = deque([rows, *plan])
         self.pending = []
         return True
+
+    def _on_resource_page(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """"More > Resize" in the goal's row, and the menu opened has no Resize: a person looks on the
+        resource's own page. Reported as removed from the row (``element_removed``), then the resource's
+        link is opened and the action looked for there. Only when the path's menu did open (its first label
+        was found and clicked) and the page links the goal's resource."""
+        whole = _whole_path(ins)
+        if ins.searched or len(ins.path) >= len(whole) or not ins.path:
+            return None
+        link = next((m.mark for name in self.names
+                     for m in [find_mark(name, obs.marks, roles={"link"}, names=self.names)]
+                     if m is not None and m.quality == "exact"), None)
+        if link is None:
+            return None
+        ins.searched = True
+        wanted = ins.path[-1]
+        self.queue = deque([Instruction("open_resource", "", text=ins.text),
+                            Instruction("find", wanted, text=ins.text, candidates=[wanted]),
+                            *(i for i in self.queue if i is not ins)])
+        self.discrepancies += 1
+        action = Action("report_discrepancy", (self.step, "element_removed", f"{' > '.join(whole)} in the resource's row",
+                                               f"the menu has no {wanted!r}; looking on {link.name!r}'s own page"))
+        return Decision(action=str(action), raw=str(action), document_step=self.step,
+                        thought=f"Step {self.step}: {wanted!r} is not in the row's menu; opening {link.name!r}.")
 
     def _open_resource(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The link named like the goal's resource; with none on the page there is nothing the document

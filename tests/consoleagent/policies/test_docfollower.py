@@ -867,3 +867,20 @@ def test_the_final_click_of_a_wizard_renamed_beyond_meaning_is_its_one_submit_bu
     other.reset("Create an instance named web-1.", ["Click **Create Order**."])
     plain = [m for m in marks if m.name != "Previous"]
     assert other.act(page("/ecs/create", plain, text=text.replace('  [3] button "Previous"\n', ""))).action == 'scroll("down")'
+
+
+def test_an_action_gone_from_the_rows_menu_is_looked_for_on_the_resources_own_page() -> None:
+    """2026.09 moved Resize from the disk row's More menu to the disk's page: the follower reported the menu path
+    changed and filled nothing (INCONCLUSIVE)."""
+    policy = DocFollowerPolicy()
+    policy.reset("Expand the detached data disk meta-warehouse from 50 GiB to 120 GiB.",
+                 ["Find the disk, and in the **Actions** column choose **More** > **Resize**.", "Click **OK**."])
+    rows = [Mark(1, "link", "meta-warehouse", context="row: meta-warehouse d-1"),
+            Mark(2, "button", "More actions for meta-warehouse", context="row: meta-warehouse d-1")]
+    assert policy.act(page("/ecs/disks", rows)).action == "click(2)"
+    opened = rows + [Mark(3, "menuitem", "Detach", context="row: meta-warehouse d-1")]
+    report = parse_action(policy.act(page("/ecs/disks", opened)).action)
+    assert report.name == "report_discrepancy" and report.args[:2] == (1, "element_removed")
+    assert policy.act(page("/ecs/disks", opened)).action == "click(1)"  # the disk's own page
+    details = [Mark(4, "button", "Resize"), Mark(5, "button", "Detach")]
+    assert policy.act(page("/ecs/disks/d-1", details)).action == "click(4)"
