@@ -399,7 +399,7 @@ class DocFollowerPolicy:
                 # "select *Backup...* to open the dialog": a command of a menu the page does not show; look for it
                 ins.kind, ins.candidates = "find", [ins.target]
                 return self._find_place(ins, obs)
-            if renamed is None and ins.kind == "click" and not self.queue_has_clicks_after(ins):
+            if renamed is None and ins.kind == "click" and not self._clicks_after(ins):
                 renamed = _wizard_submit(obs)  # "click **Create Order**" on a wizard's last page: its one submit button
             if renamed is None:
                 return self._missing(ins, obs, "element_removed")
@@ -409,7 +409,7 @@ class DocFollowerPolicy:
             return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
         return act(match.mark)
 
-    def queue_has_clicks_after(self, ins: Instruction) -> bool:
+    def _clicks_after(self, ins: Instruction) -> bool:
         """Whether the document asks for another click after this one (then this one is no final submit)."""
         rest = [i for i in self.queue if i is not ins]
         for number in self.pending:
