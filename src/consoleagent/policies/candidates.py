@@ -20,7 +20,8 @@ from typing import Any
 from consoleagent.actions.spec import Action
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
-from consoleagent.policies.goal_values import IDENTIFIER, SHAPES, GoalValues
+from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
+from consoleagent.policies.goal_values import SHAPES, GoalValues
 
 PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'

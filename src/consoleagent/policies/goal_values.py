@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from consoleagent.policies.docfollow.goal_fields import stem
+from consoleagent.policies.docfollow.goal_fields import goal_identifiers, stem
 
 SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}\b"),  # CIDR block
@@ -208,15 +208,6 @@ def made_name(label: str) -> str:
     """A valid resource name for a name field the goal does not name: "vSwitch name" → "doc-vswitch"."""
     words = [w for w in re.findall(r"[a-z0-9]+", label.casefold()) if w != "name"]
     return "doc-" + ("-".join(words) or "resource")[:40]
-
-
-# Resource names and ids in a goal: words with a digit or an inner hyphen ("web-01", "meta-shared", "i-8f3k...").
-IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.]*(?:-[\w.]+)+|[A-Za-z]+\d[\w.-]*)(?![\w-])")
-
-
-def goal_identifiers(goal: str) -> list[str]:
-    """The names and ids a goal mentions: what tells its resource's row or option from the others."""
-    return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
 
 
 def row_hints(goal: str) -> list[str]:

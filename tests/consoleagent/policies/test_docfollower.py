@@ -828,7 +828,7 @@ def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_do
     assert policy.act(page("/ecs/key-pairs", confirm)).action == "click(7)"
     assert policy.act(page("/ecs/key-pairs", listed)).action == 'goto("http://console.test/ecs/key-pairs")'
     assert policy.act(page("/ecs/key-pairs", listed)).action == "click(1)"  # the form again, from its first step
-    from consoleagent.policies.docfollower import _REPLACE
+    from consoleagent.policies.docfollow.detours import _REPLACE
 
     assert _REPLACE.search("a key pair named ci-runner, replacing the outdated key pair of that name")  # measured
     plain = DocFollowerPolicy()  # no "replace" in the goal: never deletes anything

@@ -37,6 +37,15 @@ _VALUE_LIKE = re.compile(r"^(?:\$\{.+\}|[\"'].+[\"']|.*[_.\d/@:].*|[A-Z][A-Z0-9_
 _PATH = re.compile(r"(?<![\w/])(/[\w.@+-]+(?:/[\w.@+-]+)+)")
 
 
+# Resource names and ids in a goal: words with a digit or an inner hyphen ("web-01", "meta-shared", "i-8f3k...").
+IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.]*(?:-[\w.]+)+|[A-Za-z]+\d[\w.-]*)(?![\w-])")
+
+
+def goal_identifiers(goal: str) -> list[str]:
+    """The names and ids a goal mentions: what tells its resource's row or option from the others."""
+    return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
+
+
 def stem(word: str) -> str:
     """A crude English stem, enough to tell "copied" and "copy", "connecting" and "connect" for the same word."""
     w = word.casefold().strip("?")

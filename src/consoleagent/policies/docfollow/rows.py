@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from consoleagent.observation.types import Mark
-from consoleagent.policies.goal_values import goal_identifiers
+from consoleagent.policies.docfollow.goal_fields import goal_identifiers
 
 _KEEP = re.compile(r"\b(?:keep|keeping|leave|leaving|except|excluding|but not|without|other than|do not|don't)\b", re.I)
 

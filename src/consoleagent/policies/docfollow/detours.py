@@ -1,0 +1,222 @@
+"""Where the console no longer matches the document, or the goal needs more than it says: the follower's detours.
+
+Each one is what a careful person does, and says what changed when the document is wrong:
+
+- a button disabled with what to do first ("Disassociate the EIPs of this NAT gateway first") gets that
+  done, for the goal's resource only and only when it undoes something (never a deletion);
+- a wizard whose steps come in another order is followed in the console's order (``step_order_changed``);
+- a batch selection whose check boxes are gone is done one row at a time (``element_removed``);
+- an action gone from the goal row's menu is looked for on the resource's own page (``element_removed``);
+- a form that says the resource already exists, when the goal says to replace it, gets the old one
+  deleted first and is filled again;
+- a wizard's last page whose final button was renamed beyond recognition gets its one submit button.
+
+A mixin of :class:`~consoleagent.policies.docfollower.DocFollowerPolicy`: the methods use its state
+(queue, pending steps, goal values and names) and its ``_decide``/``_missing`` helpers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import replace
+from typing import Any
+
+from consoleagent.actions.spec import Action
+from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
+from consoleagent.documents.labels import normalize
+from consoleagent.observation.roles import TEXT_ROLES
+from consoleagent.observation.types import Mark, Observation
+from consoleagent.policies.base import Decision
+from consoleagent.policies.docfollow.marks import find_mark
+from consoleagent.policies.docfollow.rows import acted_on, row_boxes
+
+# "Disassociate the EIPs of this NAT gateway first", "Disassociate the EIP before releasing it": what to do
+# before the disabled action; done only for verbs that undo something
+UNDOING_VERBS = {"disassociate", "unassociate", "detach", "unbind", "unassign", "disable", "stop"}
+_FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+(?P<what>.+?)(?:\s+(?:of|from|in|on|with)\s+(?:this|the)\s+.+?)?"
+                    r"\s+(?:first|before\s+\w+ing\b[^.]*)\.?$")
+# "alert: A key pair named 'bastion-key' already exists in this region.", and a goal that replaces it
+_EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
+_REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
+# "In the **Networking** step, select ...": a document step about one step of a wizard
+_WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
+_NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
+
+
+class Detours:
+    """The follower's detours (see the module docstring)."""
+
+    goal: str
+    document: list[str]
+    step: int
+    pending: list[int]
+    queue: deque[Instruction]
+    names: list[str]
+    row_hints: list[str]
+    prerequisites: set[str]
+    discrepancies: int
+    stopped: str | None
+    batch: bool
+    replaced: bool
+    _opened_at: int
+    _decide: Any
+    _missing: Any
+    _with_goal_values: Any
+
+    def _wizard_order(self, obs: Observation) -> Decision | None:
+        """The next document step is "In the **Networking** step, ..." but the wizard shows **System
+        Configurations**, which a later document step is about: that step is done now, the other after
+        it, and the changed order is reported (``step_order_changed`` at the step that expected the other)."""
+        expected = _WIZARD_STEP.search(self.document[self.pending[0] - 1])
+        if expected is None or _wizard_step_shown(expected.group("name"), obs):
+            return None
+        for position, later in enumerate(self.pending[1:], 1):
+            named = _WIZARD_STEP.search(self.document[later - 1])
+            if named is not None and _wizard_step_shown(named.group("name"), obs):
+                waiting = self.pending[0]
+                self.pending.insert(0, self.pending.pop(position))
+                self.discrepancies += 1
+                action = Action("report_discrepancy", (waiting, "step_order_changed", expected.group("name"), named.group("name")))
+                return Decision(action=str(action), raw=str(action), document_step=waiting,
+                                thought=f"Step {waiting}: the wizard shows {named.group('name')!r} before "
+                                        f"{expected.group('name')!r}; doing step {later} first.")
+        return None
+
+    def _select_rows(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """Tick the rows of the goal's resources, one per turn. No such check box (after a scroll): the
+        batch selection is gone; reported, and the follower stops rather than press a batch button that
+        would act on whatever rows the page has selected."""
+        boxes = row_boxes(obs.marks, self.goal)
+        if not boxes:
+            if ins.scrolled and not self._one_row_at_a_time(ins):
+                self.stopped = f"step {self.step}: the rows of the goal's resources cannot be selected (no check boxes)"
+            return self._missing(ins, obs, "element_removed")
+        todo = [m for m in boxes if "checked" not in m.states]
+        if not todo:
+            self.queue.popleft()
+            self.batch = True  # the buttons pressed next act on the selection: the list's, not a row's
+            return None
+        mark = todo[0]
+        self.batch = len(todo) == 1
+        return self._decide(Action("check", (mark.id,)), f"Step {self.step}: select the row: [{mark.id}] {mark.name!r}.",
+                            ins, done=len(todo) == 1)
+
+    def _one_row_at_a_time(self, rows: Instruction) -> bool:
+        """No check boxes to select the rows: do what the document does to the selection to each of the goal's
+        resources in turn, its first click in that resource's row ("Delete" in each row), its dialogs the
+        row's own. False when the rest of the document has no click to start from."""
+        rest = [i for i in self.queue if i is not rows]
+        for number in self.pending:
+            rest += self._with_goal_values(instructions_from(self.document[number - 1]))
+        first = next((k for k, i in enumerate(rest) if i.kind == "click"), None)
+        names = acted_on(self.goal)
+        if first is None or not names:
+            return False
+        plan = [replace(i, row=name if k == first else "", per_row=True) for name in names for k, i in enumerate(rest[first:])]
+        self.queue = deque([rows, *plan])
+        self.pending = []
+        return True
+
+    def _on_resource_page(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """"More > Resize" in the goal's row, and the menu opened has no Resize: a person looks on the
+        resource's own page. Reported as removed from the row (``element_removed``), then the resource's
+        link is opened and the action looked for there. Only when the path's menu did open (its first label
+        was found and clicked) and the page links the goal's resource."""
+        whole = _whole_path(ins)
+        if ins.searched or len(ins.path) >= len(whole) or not ins.path:
+            return None
+        link = next((m.mark for name in self.names
+                     for m in [find_mark(name, obs.marks, roles={"link"}, names=self.names)]
+                     if m is not None and m.quality == "exact"), None)
+        if link is None:
+            return None
+        ins.searched = True
+        wanted = ins.path[-1]
+        self.queue = deque([Instruction("open_resource", "", text=ins.text),
+                            Instruction("find", wanted, text=ins.text, candidates=[wanted]),
+                            *(i for i in self.queue if i is not ins)])
+        self.discrepancies += 1
+        action = Action("report_discrepancy", (self.step, "element_removed", f"{' > '.join(whole)} in the resource's row",
+                                               f"the menu has no {wanted!r}; looking on {link.name!r}'s own page"))
+        return Decision(action=str(action), raw=str(action), document_step=self.step,
+                        thought=f"Step {self.step}: {wanted!r} is not in the row's menu; opening {link.name!r}.")
+
+    def _prerequisite(self, ins: Instruction, reason: str, obs: Observation) -> bool:
+        """A button disabled with what to do first ("Disassociate the EIPs of this NAT gateway first"): do it
+        as a person would: find where that action is (its button, by the goal's resources' rows), confirm it,
+        come back and press the button again. Once per reason; False when the reason asks for nothing."""
+        wanted = _FIRST.match(reason.strip())
+        if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
+            return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
+        if wanted.group("verb").casefold() in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):
+            return False  # "Stop the instance before changing its type": the document's own steps stop it; wait
+        self.prerequisites.add(reason)
+        verb = wanted.group("verb")
+        again = replace(ins, errors=0, waits=0)
+        if again.kind == "navigate":
+            again.path = _whole_path(again)
+        steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
+                 Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
+        self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
+        return True
+
+    def _replace_existing(self, obs: Observation) -> None:
+        """"A key pair named 'bastion-key' already exists" when the goal says the old one "must be replaced": close
+        the form, delete the existing one (its row's Delete, for the goal's names only), confirm, come back and
+        do the document again from the step that opened the form. Once; never without the goal's word."""
+        if self.replaced or not _REPLACE.search(self.goal):
+            return
+        alert = next((line.strip() for line in obs.text.splitlines() if _EXISTS.search(line)), None)
+        if alert is None:
+            return
+        self.replaced = True
+        self.queue = deque([Instruction("find", "Cancel", text=alert, candidates=["Cancel", "Close"]),
+                            Instruction("find", "Delete", "delete the existing one", text=alert, candidates=["Delete"],
+                                        guarded=True),
+                            Instruction("confirm", "", text=alert), Instruction("goto", obs.url, text=alert)])
+        self.pending = [*range(self._opened_at, self.step + 1), *self.pending]
+
+    def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The confirmation a prerequisite's action may open: its button when a dialog asks; else nothing."""
+        self.queue.popleft()
+        for label in SAVE_LABELS:
+            match = find_mark(label, [m for m in obs.marks if "dialog" in m.context], exclude=TEXT_ROLES)
+            if match is not None and match.quality == "exact" and "disabled" not in match.mark.states:
+                return self._decide(Action("click", (match.mark.id,)), f"Step {self.step}: confirm: [{match.mark.id}] "
+                                    f"{match.mark.name!r}.", None)
+        return None
+
+    def _clicks_after(self, ins: Instruction) -> bool:
+        """Whether the document asks for another click after this one (then this one is no final submit)."""
+        rest = [i for i in self.queue if i is not ins]
+        for number in self.pending:
+            rest += instructions_from(self.document[number - 1])
+        return any(i.kind in ("click", "navigate") for i in rest)
+
+def _wizard_step_shown(name: str, obs: Observation) -> bool:
+    """Whether the page shows that wizard step (its region, or its heading)."""
+    want = normalize(name)
+    return any(normalize(line.strip().rstrip(":")) in (f"region {want}", want)
+               for line in obs.text.splitlines() if line.strip().startswith(("region", "#")))
+
+
+def _wizard_submit(obs: Observation) -> Mark | None:
+    """The one button that submits a wizard's last page (it has a **Previous** button; every other enabled
+    button in the page's main region goes back or edits a step): the document's final click renamed
+    ("Create Order" → "Create Instance", which no encoder calls the same: cosine 0.30)."""
+    lines = obs.text.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.strip() == "main:"), None)
+    if start is None:
+        return None
+    in_main = {int(i) for line in lines[start:] for i in re.findall(r"\[(\d+)\]", line)}
+    buttons = [m for m in obs.marks if m.id in in_main and m.role == "button" and "disabled" not in m.states]
+    if not any(re.match(r"previous\b", m.name, re.I) for m in buttons):
+        return None
+    submits = [m for m in buttons if not _NOT_SUBMIT.match(m.name.strip())]
+    return submits[0] if len(submits) == 1 else None
+
+
+def _whole_path(ins: Instruction) -> list[str]:
+    """A menu path from its first label again (``**More** > **Release**``): its menu closes on the way back."""
+    return [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", ins.text)] or ins.path
