@@ -42,6 +42,10 @@ class GoalValues:
         self.goal = goal or ""
         self._used: set[tuple[int, str]] = set()  # (position in goal, value)
 
+    def reset(self) -> None:
+        """Every value available again: the form is filled anew (after deleting what it replaces)."""
+        self._used.clear()
+
     def _take(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
         for match in pattern.finditer(self.goal):
             key = (match.start(group), match.group(group))

@@ -809,7 +809,8 @@ def test_a_wizard_whose_steps_changed_order_is_followed_in_the_consoles_order_an
 def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_done_again() -> None:
     """Measured on 2026.09: "an old key pair with that name exists and must be replaced": the form said it
     already exists, the follower went on and the key pair was never created."""
-    steps = ["On the Key Pairs page, click **Create Key Pair**.", "In the **Key Pair Name** field, enter a name.",
+    steps = ["On the Key Pairs page, click **Create Key Pair**.",
+             "Enter the name.\n| Parameter | Description | Example |\n| --- | --- | --- |\n| **Key Pair Name** | The name. | doc-key |",
              "Click **Create**."]
     policy = DocFollowerPolicy()
     policy.reset("Create an SSH key pair named bastion-key; an old key pair with that name exists and must be replaced.", steps)
@@ -828,6 +829,8 @@ def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_do
     assert policy.act(page("/ecs/key-pairs", confirm)).action == "click(7)"
     assert policy.act(page("/ecs/key-pairs", listed)).action == 'goto("http://console.test/ecs/key-pairs")'
     assert policy.act(page("/ecs/key-pairs", listed)).action == "click(1)"  # the form again, from its first step
+    assert policy.act(page("/ecs/key-pairs", form)).action == 'type(4, "bastion-key")'  # the goal's name again (measured:
+    # the second pass typed the document's example, the goal's values having been used up by the first)
     from consoleagent.policies.docfollow.detours import _REPLACE
 
     assert _REPLACE.search("a key pair named ci-runner, replacing the outdated key pair of that name")  # measured

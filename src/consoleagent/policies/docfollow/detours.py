@@ -60,6 +60,7 @@ class Detours:
     batch: bool
     replaced: bool
     _opened_at: int
+    values: Any
     _decide: Any
     _missing: Any
     _with_goal_values: Any
@@ -176,6 +177,7 @@ class Detours:
                                         guarded=True),
                             Instruction("confirm", "", text=alert), Instruction("goto", obs.url, text=alert)])
         self.pending = [*range(self._opened_at, self.step + 1), *self.pending]
+        self.values.reset()  # the goal's values go into the form again
 
     def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The confirmation a prerequisite's action may open: its button when a dialog asks; else nothing."""
