@@ -495,10 +495,19 @@ def first_value(ctx: AlignmentContext, name: str, options: list[str]) -> tuple[s
                 return None
         radios = [m for m in action.marks if m.get("role") == "radio"
                   and any(relation(o, m.get("name") or "") == "exact" for o in options)]
+        if len(radios) == 1:  # the document names one choice ("the default is **Ultra Disk**"): its row of radios
+            radios = _radio_row(radios[0], action.marks)
         if len(radios) >= 2:
             checked = [m for m in radios if "checked" in (m.get("states") or [])]
             return (checked[0].get("name") or "", action) if len(checked) == 1 else None
     return None
+
+
+def _radio_row(radio: dict[str, Any], marks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The radios laid out in one row with ``radio`` in the same dialog or form: its group, as a person sees it."""
+    top = (radio.get("bbox") or [0, 0, 0, 0])[1]
+    return [m for m in marks if m.get("role") == "radio" and m.get("context") == radio.get("context")
+            and abs((m.get("bbox") or [0, 0, 0, 0])[1] - top) <= 4]
 
 
 def inferred_defaults(ctx: AlignmentContext) -> list[Finding]:

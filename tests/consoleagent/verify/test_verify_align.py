@@ -406,3 +406,18 @@ def test_a_removed_element_the_agent_cannot_get_past_is_a_removed_feature(tmp_pa
     assert "can no longer be done" in gone.fix.proposed and result.steps[1].status == "failed"
     carried_on = run_of(tmp_path, steps[:2] + [record(3, "click(9)", "click", {"id": 9}, [mark(9, "button", "New")], step=2)])
     assert [d.kind for d in carried_on.discrepancies] == ["element_removed"]
+
+
+def test_a_changed_default_among_radios_the_document_names_one_of(tmp_path: Path) -> None:
+    """Measured on 2026.09: "The default category is **Ultra Disk**" while the dialog opened on ESSD; with one
+    choice named, its radios were not recognised as the field's and the change went unreported."""
+    doc = ("# Create a disk\n\n## Procedure\n\n1. Configure the disk.\n\n   | Parameter | Description | Example |\n"
+           "   | --- | --- | --- |\n   | **Disk category** | The category. The default category is **Ultra Disk**. | Ultra Disk |\n\n"
+           "2. Click **Create**.\n")
+    row = [mark(90, "radio", "ESSD", states=["checked"], bbox=[360, 222, 68, 32]),
+           mark(91, "radio", "Standard SSD", bbox=[428, 222, 122, 32]), mark(92, "radio", "Ultra Disk", bbox=[551, 222, 96, 32]),
+           mark(93, "radio", "Shared", bbox=[360, 300, 96, 32]), mark(94, "button", "Create")]
+    steps = [record(1, "check(92)", "check", {"id": 92}, row), record(2, "click(94)", "click", {"id": 94}, row)]
+    result = align_run(parse_procedure(doc), trajectory(tmp_path, steps), procedure_id="d#p", run=1, report_dir=tmp_path)
+    [changed] = [d for d in result.discrepancies if d.kind == "default_changed"]
+    assert changed.step == 1 and changed.expected == "Disk category: Ultra Disk" and changed.observed == "Disk category: ESSD"
