@@ -33,7 +33,8 @@ from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
-                                              option_in_goal, related_values, resource_hints, row_hints)
+                                              made_name, option_in_goal, related_values, resource_hints,
+                                              row_hints)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -597,6 +598,8 @@ class DocFollowerPolicy(Detours):
                                 f"Step {self.step}: {ins.target!r}: {ins.value!r}; asking the list for its options.",
                                 ins, done=False)
         value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "")
+        if value is None and "required" in mark.states and mark.role in TEXT_ROLES and _FREE_TEXT.search(ins.target):
+            value = made_name(ins.target)  # a required name or description the goal says nothing of: a person writes one
         if value is None or ("required" not in mark.states and not self.values.named(ins.target)):
             self.queue.popleft()  # optional and nothing to put there: left as it is
             return None
@@ -633,6 +636,7 @@ class DocFollowerPolicy(Detours):
                             f"Step {self.step}: {ins.target!r}: the option [{chosen.id}] {chosen.name!r}.", None)
 
 
+_FREE_TEXT = re.compile(r"\b(?:name|description|remarks?|notes?|comments?)\b", re.I)  # fields any words may fill
 _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 

@@ -887,3 +887,17 @@ def test_an_action_gone_from_the_rows_menu_is_looked_for_on_the_resources_own_pa
     assert policy.act(page("/ecs/disks", opened)).action == "click(1)"  # the disk's own page
     details = [Mark(4, "button", "Resize"), Mark(5, "button", "Detach")]
     assert policy.act(page("/ecs/disks/d-1", details)).action == "click(4)"
+
+
+def test_a_required_description_the_goal_says_nothing_of_gets_one_made_up() -> None:
+    """Measured on 2026.09: the vSwitch dialog now requires a Description; the follower reported it
+    (field_added_required), typed nothing and pressed OK again, so the vSwitch was never created."""
+    policy = DocFollowerPolicy()
+    policy.reset("Tutorial: give your VPC its first subnet, following the document.", ["Click **OK**."])
+    dialog = [Mark(1, "textbox", "Description", states=["required"], context='dialog "Create vSwitch"'),
+              Mark(2, "button", "OK", context='dialog "Create vSwitch"')]
+    assert policy.act(page("/vpc/vswitches", dialog)).action == "click(2)"
+    report = parse_action(policy.act(page("/vpc/vswitches", dialog)).action)
+    assert report.name == "report_discrepancy" and report.args[1] == "field_added_required"
+    assert policy.act(page("/vpc/vswitches", dialog)).action == 'type(1, "doc-description")'
+    assert policy.act(page("/vpc/vswitches", dialog)).action == "click(2)"
