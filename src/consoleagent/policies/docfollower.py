@@ -25,7 +25,7 @@ from consoleagent.documents.labels import normalize
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.docfollow.detours import Detours, _whole_path, _wizard_submit
+from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark
 from consoleagent.policies.docfollow.optional_rows import optional_add
@@ -162,7 +162,7 @@ class DocFollowerPolicy(Detours):
         if _DISABLED.search(observation.last_error) and last.waits < DISABLED_WAITS:
             last.waits += 1  # a console between states ("Stopping") enables the button a moment later
             if last.kind == "navigate":  # the menu closes while waiting: the whole path again
-                last.path = _whole_path(last)
+                last.path = whole_path(last)
             if not (self.queue and self.queue[0] is last):
                 self.queue.appendleft(last)
             return self._decide(Action("wait", (self.wait_seconds,)),
@@ -305,7 +305,7 @@ class DocFollowerPolicy(Detours):
                 ins.kind, ins.candidates = "find", [ins.target]
                 return self._find_place(ins, obs)
             if renamed is None and ins.kind == "click" and not self._clicks_after(ins):
-                renamed = _wizard_submit(obs)  # "click **Create Order**" on a wizard's last page: its one submit button
+                renamed = wizard_submit(obs)  # "click **Create Order**" on a wizard's last page: its one submit button
             if renamed is None:
                 return self._missing(ins, obs, "element_removed")
             match = Match(renamed, "fuzzy", 0.5)

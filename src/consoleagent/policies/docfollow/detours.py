@@ -86,8 +86,8 @@ class Detours:
 
     def _select_rows(self, ins: Instruction, obs: Observation) -> Decision | None:
         """Tick the rows of the goal's resources, one per turn. No such check box (after a scroll): the
-        batch selection is gone; reported, and the follower stops rather than press a batch button that
-        would act on whatever rows the page has selected."""
+        batch selection is gone; reported, then done one row at a time, or, with nothing to do to each row,
+        the follower stops rather than press a batch button that would act on whatever rows are selected."""
         boxes = row_boxes(obs.marks, self.goal)
         if not boxes:
             if ins.scrolled and not self._one_row_at_a_time(ins):
@@ -124,7 +124,7 @@ class Detours:
         resource's own page. Reported as removed from the row (``element_removed``), then the resource's
         link is opened and the action looked for there. Only when the path's menu did open (its first label
         was found and clicked) and the page links the goal's resource."""
-        whole = _whole_path(ins)
+        whole = whole_path(ins)
         if ins.searched or len(ins.path) >= len(whole) or not ins.path:
             return None
         link = next((m.mark for name in self.names
@@ -156,7 +156,7 @@ class Detours:
         verb = wanted.group("verb")
         again = replace(ins, errors=0, waits=0)
         if again.kind == "navigate":
-            again.path = _whole_path(again)
+            again.path = whole_path(again)
         steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
                  Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
@@ -203,7 +203,7 @@ def _wizard_step_shown(name: str, obs: Observation) -> bool:
                for line in obs.text.splitlines() if line.strip().startswith(("region", "#")))
 
 
-def _wizard_submit(obs: Observation) -> Mark | None:
+def wizard_submit(obs: Observation) -> Mark | None:
     """The one button that submits a wizard's last page (it has a **Previous** button; every other enabled
     button in the page's main region goes back or edits a step): the document's final click renamed
     ("Create Order" → "Create Instance", which no encoder calls the same: cosine 0.30)."""
@@ -219,6 +219,6 @@ def _wizard_submit(obs: Observation) -> Mark | None:
     return submits[0] if len(submits) == 1 else None
 
 
-def _whole_path(ins: Instruction) -> list[str]:
+def whole_path(ins: Instruction) -> list[str]:
     """A menu path from its first label again (``**More** > **Release**``): its menu closes on the way back."""
     return [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", ins.text)] or ins.path
