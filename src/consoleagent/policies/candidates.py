@@ -184,26 +184,27 @@ def build_candidates(observation: Observation, values: list[str] | None = None,
     return out
 
 
-def with_proposal(candidates: list[Candidate], observation: Observation, proposal: str | None) -> list[Candidate]:
-    """The candidates with the documentation follower's proposal among them: a click on a disabled button
-    (its reason is what the follower reads next), a value the follower derived ("9443/9443", the goal's
-    password), a ``goto`` back. Without it the ranker could never do what the follower would."""
+def with_proposal(candidates: list[Candidate], observation: Observation,
+                  proposal: str | None) -> tuple[list[Candidate], int | None]:
+    """The candidates with the documentation follower's proposal among them, and its index (None without
+    one): a click on a disabled button (its reason is what the follower reads next), a value the follower
+    derived ("9443/9443", the goal's password), a ``goto`` back. Without it the ranker could never do what
+    the follower would."""
     from consoleagent.actions.parser import ActionParseError, parse_action
 
     if not proposal:
-        return candidates
+        return candidates, None
     try:
         action = parse_action(proposal)
     except ActionParseError:
-        return candidates
-    if match_action(candidates, action) is not None:
-        return candidates
+        return candidates, None
+    index = match_action(candidates, action)
     mark = observation.mark(action.element_id) if action.element_id is not None else None
-    if action.element_id is not None and mark is None:
-        return candidates
-    value = action.arg("text", action.arg("option", action.arg("url")))
-    text = describe(action.name, mark, None if value is None else str(value))
-    return [*candidates, Candidate(proposal, text, action.name, mark, None if value is None else str(value))]
+    if index is not None or (action.element_id is not None and mark is None):
+        return candidates, index
+    raw = action.arg("text", action.arg("option", action.arg("url")))
+    value = None if raw is None else str(raw)
+    return [*candidates, Candidate(proposal, describe(action.name, mark, value), action.name, mark, value)], len(candidates)
 
 
 # --- which candidate a recorded action was --------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, stem
+from consoleagent.policies.docfollow.goal_fields import names as names_whole
 
 SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}\b"),  # CIDR block
@@ -221,14 +222,29 @@ def row_hints(goal: str) -> list[str]:
     return list(dict.fromkeys(ports + SHAPES[0].findall(goal or "")))
 
 
+def prepared_resources(report: str | None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The resources of an observation's "Resources prepared for you" section (``- web (ecs_instance):
+    instance_id=i-3j7..., instance_name=legacy-web-01``): (kind, [(key, value), ...]), its own id first."""
+    return [(kind.casefold(), re.findall(r"([\w.]+)=([^,\s]+)", rest))
+            for kind, rest in re.findall(r"^- \S+ \((\w+)\): (.*)$", report or "", re.M)]
+
+
+def _goals_resources(resources: list[tuple[str, list[tuple[str, str]]]], names: list[str]
+                     ) -> tuple[list[list[tuple[str, str]]], list[tuple[str, list[tuple[str, str]]]]]:
+    """The prepared resources the goal names, and the others (with their kinds) that refer to one of those."""
+    wanted = {n.casefold() for n in names}
+    named = [pairs for _, pairs in resources if pairs and any(v.casefold() in wanted for _, v in pairs)]
+    own = {pairs[0][1].casefold() for pairs in named}
+    referring = [(kind, pairs) for kind, pairs in resources if pairs and pairs not in named
+                 and any(v.casefold() in own for _, v in pairs)]
+    return named, referring
+
+
 def related_values(report: str | None, names: list[str]) -> list[str]:
     """Every value of the prepared resources the goal names, and of those that refer to them (the vSwitch
     of the goal's VPC): its zone, CIDR block and ids, what an option of a later field may be named by."""
-    lines = [re.findall(r"([\w.]+)=([^,\s]+)", line) for line in (report or "").splitlines()]
-    wanted = {n.casefold() for n in names}
-    related = [pairs for pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
-    own_ids = {pairs[0][1].casefold() for pairs in related}
-    related += [pairs for pairs in lines if pairs and pairs not in related and any(v.casefold() in own_ids for _, v in pairs)]
+    named, referring = _goals_resources(prepared_resources(report), names)
+    related = named + [pairs for _, pairs in referring]
     values = [v for pairs in related for _, v in pairs if len(v) >= 3]
     # a zone id's display name, as consoles of this kind write it: cn-hangzhou-h is "Zone H"
     zones = [f"Zone {z.group(1).upper()}" for pairs in related for k, v in pairs if k == "zone_id"
@@ -237,27 +253,23 @@ def related_values(report: str | None, names: list[str]) -> list[str]:
 
 
 def resource_hints(report: str | None, names: list[str], goal: str = "") -> list[str]:
-    """The ids of the prepared resources the goal names ("Resources prepared for you": ``- web (ecs_instance):
-    instance_id=i-3j7..., instance_name=legacy-web-01``): a console that cuts long names short in its rows
-    ("lega…") still shows the id, and a row that mentions the instance is the row of its EIP."""
-    wanted = {n.casefold() for n in names}
-    lines = [(kind.casefold(), re.findall(r"([\w.]+)=([^,\s]+)", rest))
-             for kind, rest in re.findall(r"^- \S+ \((\w+)\): (.*)$", report or "", re.M)]
-    named = [pairs for _, pairs in lines if pairs and any(v.casefold() in wanted for _, v in pairs)]
-    own = {pairs[0][1].casefold() for pairs in named}
+    """The ids of the prepared resources the goal names: a console that cuts long names short in its rows
+    ("lega…") still shows the id. Also of a resource of a kind the goal names that refers to one of those
+    (the row that mentions the instance is the row of its EIP), or that is the only one of its kind and has
+    no name to be found by ("keep its EIP", one EIP prepared)."""
+    resources = prepared_resources(report)
+    named, referring = _goals_resources(resources, names)
     text = " ".join(re.findall(r"[a-z0-9]+", (goal or "").casefold()))
 
     def of_goals_kind(kind: str) -> bool:
         return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text) is not None
 
-    # and a resource of a kind the goal names that refers to one of those ("the EIP of legacy-web-01"), or that
-    # is the only one of its kind and has no name to be found by ("keep its EIP", one EIP prepared)
-    for kind, pairs in lines:
-        if not pairs or pairs in named or not of_goals_kind(kind):
-            continue
-        nameless_and_alone = not any(k.endswith("name") for k, _ in pairs) and sum(k == kind for k, _ in lines) == 1
-        if nameless_and_alone or any(v.casefold() in own for _, v in pairs):
+    named += [pairs for kind, pairs in referring if of_goals_kind(kind)]
+    for kind, pairs in resources:
+        alone = sum(k == kind for k, _ in resources) == 1
+        if pairs and pairs not in named and of_goals_kind(kind) and alone and not any(k.endswith("name") for k, _ in pairs):
             named.append(pairs)
+    wanted = {n.casefold() for n in names}
     hints = [h for pairs in named for h in [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]]
     return list(dict.fromkeys(h for h in hints if h.casefold() not in wanted))
 
@@ -269,7 +281,7 @@ def choose_option(options: list[str], goal: str, related: list[str] | tuple[str,
     for names in ([n.casefold() for n in goal_identifiers(goal)], [v.casefold() for v in related]):
         # "branch-vpc" names "branch-vpc (192.168.0.0/16)", not "branch-vpc-old (10.99.0.0/16)": a name ends where
         # a name's characters end
-        named = [o for o in options if any(_names(o.casefold(), n) for n in names)]
+        named = [o for o in options if any(names_whole(o, n) for n in names)]
         if len(named) > 1:  # several: the one that is the name itself, its details aside
             named = [o for o in named if o.split(" (")[0].strip().casefold() in names] or named
         if len(named) == 1:
@@ -277,9 +289,6 @@ def choose_option(options: list[str], goal: str, related: list[str] | tuple[str,
     real = real_options(options)
     return real[0] if len(real) == 1 else None
 
-
-def _names(option: str, name: str) -> bool:
-    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", option) is not None
 
 
 def real_options(options: list[str]) -> list[str]:

@@ -33,7 +33,7 @@ from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options, with_proposal
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
-from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features, proposed_index
+from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features
 
 HEAD_FILE = "head.safetensors"
 CONFIG_FILE = "ranker.json"
@@ -187,15 +187,13 @@ class RankerPolicy:
         if offered and observation.mark(offered[0]) is not None:
             self.options[element_key(observation.mark(offered[0]))] = offered[1]
         everything = build_candidates(observation, options=self.options)
-        self.listed = len(everything)
         if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
             self.context = EpisodeContext.build(observation.goal, observation.document)
             self.shadow.reset(observation.goal, observation.document)
         self.proposal = self.shadow.propose(observation)
-        everything = with_proposal(everything, observation, self.proposal)
+        everything, proposed = with_proposal(everything, observation, self.proposal)
         self.listed = len(everything)
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
-        proposed = proposed_index(everything, self.proposal)
         if proposed is not None and proposed not in kept:
             kept = [*kept, proposed]  # the follower's choice is always scored
         return [everything[i] for i in kept]

@@ -202,7 +202,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
             continue
         observation = observation_from_record(record, goal, document)
         proposal = shadow.propose(observation)  # every step, kept or not: the follower lives the episode too
-        candidates = with_proposal(build_candidates(observation), observation, proposal)
+        candidates, _ = with_proposal(build_candidates(observation), observation, proposal)
         action = parse_action(record["action"])
         index = match_action(candidates, action)
         yield ReplayedStep(item.number, record, goal, document, context, observation, candidates, index, action,

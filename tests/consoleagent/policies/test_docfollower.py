@@ -30,9 +30,9 @@ def nav(start: int = 1) -> list[Mark]:
             Mark(start + 2, "link", "VPCs"), Mark(start + 3, "link", "vSwitches")]
 
 
-def follower(steps: list[str]) -> DocFollowerPolicy:
+def follower(steps: list[str], goal: str = "goal") -> DocFollowerPolicy:
     policy = DocFollowerPolicy()
-    policy.reset("goal", steps)
+    policy.reset(goal, steps)
     return policy
 
 
@@ -391,8 +391,7 @@ def test_a_check_box_the_example_leaves_unselected_is_left_alone_and_the_goal_ca
              "| **Encrypt the disk** | Optional. Select to encrypt the data of the disk. | Not selected |",
              "Configure renewal.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
              "| **Enable auto-renewal** | Turn the switch on to enable auto-renewal. | On |"]
-    policy = DocFollowerPolicy()
-    policy.reset("Disable auto-renewal for the instance crm-prod.", table)
+    policy = follower(table, "Disable auto-renewal for the instance crm-prod.")
     marks = [Mark(1, "checkbox", "Encrypt the disk"), Mark(2, "switch", "Enable auto-renewal", states=["checked"])]
     assert policy.act(page("/form", marks)).action == "uncheck(2)"  # the encryption box stays as it was
 
@@ -404,11 +403,9 @@ def test_a_field_that_applies_only_to_other_choices_is_left_alone() -> None:
              "| **Capacity** | The size in GiB. | 100 |", "Click **Create**."]
     marks = [Mark(1, "combobox", "Performance level", tag="select"), Mark(2, "spinbutton", "Capacity"),
              Mark(3, "button", "Create")]
-    ultra = DocFollowerPolicy()
-    ultra.reset("Create a 200 GiB Ultra Disk named data-01.", steps)
+    ultra = follower(steps, "Create a 200 GiB Ultra Disk named data-01.")
     assert [ultra.act(page("/disks", marks)).action for _ in range(2)] == ['type(2, "200")', "click(3)"]
-    essd = DocFollowerPolicy()
-    essd.reset("Create a 200 GiB ESSD named data-01.", steps)
+    essd = follower(steps, "Create a 200 GiB ESSD named data-01.")
     assert essd.act(page("/disks", marks)).action == 'select(1, "PL1")'
 
 
@@ -442,8 +439,7 @@ def test_a_dialog_that_stays_open_after_ok_gets_its_new_required_field_and_ok_ag
     steps = ["Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
              "| **Zone** | The zone. | Zone H (cn-hangzhou-h) |", "Click **OK**.",
              "Wait until the status of the vSwitch changes to **Available**."]
-    policy = DocFollowerPolicy()
-    policy.reset('Create a vSwitch named web-vsw in the zone cn-hangzhou-i and the description "Web tier".', steps)
+    policy = follower(steps, 'Create a vSwitch named web-vsw in the zone cn-hangzhou-i and the description "Web tier".')
     dialog = 'dialog "Create vSwitch"'
     zone = Mark(1, "combobox", "Zone", tag="select", value="Zone H (cn-hangzhou-h)", states=["required"], context=dialog)
     description = Mark(2, "textbox", "Description", tag="textarea", value="", states=["required"], context=dialog)
@@ -601,8 +597,7 @@ def test_a_batch_operation_ticks_the_goals_rows_only_and_presses_the_button_the_
     steps = ["On the Instances page, select the check boxes of the instances.",
              "Above the list, click **Start**, **Stop** or **Restart**.",
              "In the dialog box, click the same button (**Start**, **Stop** or **Restart**) again to confirm."]
-    policy = DocFollowerPolicy()
-    policy.reset("Stop the ECS instances shop-web-a, shop-web-b in one batch operation, leaving shop-web-c as it is.", steps)
+    policy = follower(steps, "Stop the ECS instances shop-web-a, shop-web-b in one batch operation, leaving shop-web-c as it is.")
     rows = [Mark(1, "checkbox", "Select all"), Mark(2, "checkbox", "Select shop-web-c", context="row shop-web-c Running"),
             Mark(3, "checkbox", "Select shop-web-a", context="row shop-web-a Running"),
             Mark(4, "checkbox", "", context="row shop-web-b Running"), Mark(9, "button", "Stop", context="row shop-web-a"),
@@ -792,8 +787,7 @@ def test_a_wizard_whose_steps_changed_order_is_followed_in_the_consoles_order_an
     on the credentials page, reported them missing and stopped at a disabled Next."""
     steps = ["In the **Networking** step, select **vpc-1** from the **VPC** list and click **Next**.",
              "In the **System Configurations** step, enter web-1 in the **Instance Name** field and click **Next**."]
-    policy = DocFollowerPolicy()
-    policy.reset("Create an instance named web-1.", steps)
+    policy = follower(steps, "Create an instance named web-1.")
     system = [Mark(1, "textbox", "Instance Name"), Mark(2, "button", "Next")]
     text = 'region "System Configurations":\n  ## System Configurations\n  [1] textbox "Instance Name"\n[2] button "Next"'
     report = parse_action(policy.act(page("/ecs/create", system, text=text)).action)
@@ -812,8 +806,7 @@ def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_do
     steps = ["On the Key Pairs page, click **Create Key Pair**.",
              "Enter the name.\n| Parameter | Description | Example |\n| --- | --- | --- |\n| **Key Pair Name** | The name. | doc-key |",
              "Click **Create**."]
-    policy = DocFollowerPolicy()
-    policy.reset("Create an SSH key pair named bastion-key; an old key pair with that name exists and must be replaced.", steps)
+    policy = follower(steps, "Create an SSH key pair named bastion-key; an old key pair with that name exists and must be replaced.")
     listed = [Mark(1, "button", "Create Key Pair"), Mark(2, "button", "Delete", context="row: other-key"),
               Mark(3, "button", "Delete", context="row: bastion-key")]
     form = [Mark(4, "textbox", "Key Pair Name", context='dialog "Create Key Pair"'),
@@ -834,8 +827,7 @@ def test_an_existing_resource_the_goal_replaces_is_deleted_first_and_the_form_do
     from consoleagent.policies.docfollow.detours import _REPLACE
 
     assert _REPLACE.search("a key pair named ci-runner, replacing the outdated key pair of that name")  # measured
-    plain = DocFollowerPolicy()  # no "replace" in the goal: never deletes anything
-    plain.reset("Create an SSH key pair named bastion-key.", steps)
+    plain = follower(steps, "Create an SSH key pair named bastion-key.")  # no "replace" in the goal: never deletes anything
     for marks in (listed, form, form):
         plain.act(page("/ecs/key-pairs", marks))
     assert plain.act(page("/ecs/key-pairs", form, text=exists)).action != "click(5)"

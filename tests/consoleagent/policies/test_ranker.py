@@ -271,13 +271,13 @@ def test_the_followers_proposal_is_a_candidate_even_where_the_candidates_lack_it
     listed = build_candidates(page)
     assert match_action(listed, parse_action("click(2)")) is None
     for proposal in ("click(2)", 'type(3, "9443/9443")', 'goto("http://c/vpc/route-tables")'):
-        extended = with_proposal(listed, page, proposal)
-        assert len(extended) == len(listed) + 1 and match_action(extended, parse_action(proposal)) == len(listed)
-    assert with_proposal(listed, page, "click(1)") == listed  # already a candidate
+        extended, index = with_proposal(listed, page, proposal)
+        assert len(extended) == len(listed) + 1 and match_action(extended, parse_action(proposal)) == index == len(listed)
+    assert with_proposal(listed, page, "click(1)") == (listed, match_action(listed, parse_action("click(1)")))  # listed
     from consoleagent.encoder import get_encoder
     from consoleagent.policies.ranker_features import EpisodeContext, N_FEATURES, features
 
-    extended = with_proposal(listed, page, 'goto("http://c/vpc/route-tables")')
+    extended, _ = with_proposal(listed, page, 'goto("http://c/vpc/route-tables")')
     rows = features(get_encoder(), EpisodeContext.build(page.goal, []), page, extended, [], 0, proposal=extended[-1].action)
     assert tuple(rows.shape) == (len(extended), N_FEATURES)  # a kind only proposals bring is scored too
-    assert with_proposal(listed, page, "click(99)") == listed  # no such element
+    assert with_proposal(listed, page, "click(99)") == (listed, None)  # no such element

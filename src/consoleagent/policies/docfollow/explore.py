@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 from consoleagent.actions.spec import Action
 from consoleagent.encoder import get_encoder
 from consoleagent.observation.types import Mark
+from consoleagent.policies.docfollow.goal_fields import names
 
 MAX_HOPS = 30
 MIN_SCORE = 0.2
@@ -177,7 +178,7 @@ class Explorer:
         for mark in marks:
             key = f"{page_key(url)} {mark.name}"
             if (mark.role == "button" and re.match(r"more\b", mark.name, re.I) and key not in self.row_menus
-                    and "disabled" not in mark.states and any(_holds(mark.context + " " + mark.name, r) for r in self.rows)):
+                    and "disabled" not in mark.states and any(names(mark.context + " " + mark.name, r) for r in self.rows)):
                 self.row_menus.add(key)
                 self.menu_open = True
                 self.entries.clear()
@@ -296,9 +297,6 @@ class Explorer:
         order = max(range(len(marks)), key=lambda i: (graded[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
 
-
-def _holds(text: str, name: str) -> bool:
-    return re.search(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])", text.casefold()) is not None
 
 
 def spells(acronym: str, name: str) -> bool:

@@ -46,6 +46,12 @@ def goal_identifiers(goal: str) -> list[str]:
     return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
 
 
+def names(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` whole, ignoring case: "branch-vpc" is in "branch-vpc (192.168.0.0/16)",
+    not in "branch-vpc-old" (a name ends where a name's characters end)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-]|\.\w)", text.casefold()) is not None
+
+
 def stem(word: str) -> str:
     """A crude English stem, enough to tell "copied" and "copy", "connecting" and "connect" for the same word."""
     w = word.casefold().strip("?")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from consoleagent.observation.types import Mark
-from consoleagent.policies.docfollow.goal_fields import goal_identifiers
+from consoleagent.policies.docfollow.goal_fields import goal_identifiers, names
 
 _KEEP = re.compile(r"\b(?:keep|keeping|leave|leaving|except|excluding|but not|without|other than|do not|don't)\b", re.I)
 
@@ -21,9 +21,6 @@ def acted_on(goal: str) -> list[str]:
     return goal_identifiers((goal or "")[:cut.start()] if cut else goal or "")
 
 
-def _names(text: str, name: str) -> bool:
-    return re.search(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-]|\.\w)", text.casefold()) is not None
-
 
 def row_boxes(marks: list[Mark], goal: str) -> list[Mark]:
     """The check boxes of the rows of the goal's resources, one per resource, in page order: the box
@@ -31,10 +28,10 @@ def row_boxes(marks: list[Mark], goal: str) -> list[Mark]:
     boxes = [m for m in marks if m.role == "checkbox"]
     found: dict[int, Mark] = {}
     for name in acted_on(goal):
-        by_name = [m for m in boxes if _names(m.name, name)]
-        by_row = [m for m in boxes if not by_name and not goal_identifiers(m.name) and _names(m.context, name)]
+        by_name = [m for m in boxes if names(m.name, name)]
+        by_row = [m for m in boxes if not by_name and not goal_identifiers(m.name) and names(m.context, name)]
         chosen = (by_name or by_row)[:1]
-        if chosen and all(not _names(chosen[0].name + " " + chosen[0].context, other)
+        if chosen and all(not names(chosen[0].name + " " + chosen[0].context, other)
                           for other in goal_identifiers(goal) if other not in acted_on(goal)):
             found[chosen[0].id] = chosen[0]
     return sorted(found.values(), key=lambda m: marks.index(m))
