@@ -80,6 +80,8 @@ class GroundTruth:
 
     releases: list[str]
     changes: list[Any]  # the console's changelog entries (id, release, page, kind, ...)
+    # documents without a task: {document id: {release: DocumentTruth}} (consoles.document_truth)
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -15,6 +15,7 @@ It is the floor every learned policy must beat, and a check that documents are f
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import deque
 from dataclasses import replace
@@ -34,13 +35,14 @@ from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
                                               made_name, option_in_goal, related_values, resource_hints,
-                                              row_hints)
+                                              row_hints, SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
 CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
 # The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
 NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
+_MARK_LINE = re.compile(r"\s*\[\d+\] ")
 TRUE_WORDS = {"yes", "on", "true", "enabled", "enable", "selected", "select", "checked", "check"}
 FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck", "unselected",
                "deselected", "deselect"}
@@ -597,7 +599,8 @@ class DocFollowerPolicy(Detours):
             return self._decide(Action("select", (mark.id, ins.value)),
                                 f"Step {self.step}: {ins.target!r}: {ins.value!r}; asking the list for its options.",
                                 ins, done=False)
-        value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "")
+        within, taken = address_ranges(obs, mark)
+        value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "", within=within, taken=taken)
         if value is None and "required" in mark.states and mark.role in TEXT_ROLES and _FREE_TEXT.search(ins.target):
             value = made_name(ins.target)  # a required name or description the goal says nothing of: a person writes one
         if value is None or ("required" not in mark.states and not self.values.named(ins.target)):
@@ -657,6 +660,21 @@ def documented(label: str, document: list[str]) -> bool:
     headers = {i - 1 for i, line in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
     return any(words <= set(normalize(line).split()) for i, line in enumerate(lines) if i not in headers)
 
+
+
+def address_ranges(obs: Observation, mark: Mark) -> tuple[list[str], list[str]]:
+    """The address ranges a field must lie within, as its hint says ("Must be within the VPC CIDR block
+    10.0.0.0/16": the lines from the field's own to the next element's), and those already on the page or
+    prepared (the vSwitches listed behind the dialog), which a new block must not overlap."""
+    lines = obs.text.splitlines()
+    own = next((i for i, line in enumerate(lines) if line.lstrip().startswith(f"[{mark.id}] ")), None)
+    hint: list[str] = []
+    if own is not None:
+        hint.append(lines[own].replace(mark.placeholder, "") if mark.placeholder else lines[own])  # not its example
+        hint += list(itertools.takewhile(lambda line: not _MARK_LINE.match(line), lines[own + 1:own + 4]))
+    within = list(dict.fromkeys(SHAPES[0].findall(" ".join(hint))))
+    taken = SHAPES[0].findall(obs.text) + SHAPES[0].findall(obs.resource_report or "")
+    return within, [t for t in dict.fromkeys(taken) if t not in within]
 
 
 def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:

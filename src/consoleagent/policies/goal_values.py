@@ -11,6 +11,8 @@ order; with nothing of the kind in the goal the example stays.
 
 from __future__ import annotations
 
+import ipaddress
+import itertools
 import re
 
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, stem
@@ -135,11 +137,14 @@ class GoalValues:
             return f"{first}/{last}"
         return None
 
-    def for_instruction(self, label: str, instruction: str, placeholder: str = "") -> str | None:
+    def for_instruction(self, label: str, instruction: str, placeholder: str = "",
+                        within: list[str] | tuple[str, ...] = (), taken: list[str] | tuple[str, ...] = ()) -> str | None:
         """A value for a field the document describes without giving one ("provide a name for the
         group"): the goal's value of its kind; for a name, one made from the field's label (a person
-        invents one); for a field whose placeholder is a value of a known shape (an address range),
-        the goal's value of that shape or the placeholder itself. None: nothing sensible to type."""
+        invents one); for a field whose placeholder shows a value of a known shape ("For example,
+        192.168.1.0/24"), the goal's value of that shape, else, for an address range, a free block of
+        the range the field must lie within (``within``: the ranges its hint or its form name; ``taken``:
+        blocks already in use), else the placeholder's example. None: nothing sensible to type."""
         lowered = label.casefold()
         if "password" in lowered:
             return self._password()
@@ -147,9 +152,11 @@ class GoalValues:
             return self._take(QUOTED, 1)
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or made_name(label)
-        for shape in SHAPES[:2]:
-            if placeholder and shape.fullmatch(placeholder.strip()):
-                return self._take(shape) or placeholder.strip()
+        for index, shape in enumerate(SHAPES[:2]):
+            example = shape.search(placeholder or "")
+            if example:
+                carved = free_block(within, taken) if index == 0 else None
+                return self._take(shape) or carved or example.group(0)
         return None
 
     def of_kind(self, label: str) -> str | None:
@@ -207,6 +214,23 @@ def left_unchanged(label: str, goal: str) -> bool:
         return {stem(w).rstrip("e") for w in re.findall(r"[a-z]+", text.casefold())} - {"instanc", "resourc", "th"}
 
     return any(roots(m.group("what")) & roots(label) for m in _UNCHANGED.finditer(goal or ""))
+
+
+def free_block(within: list[str] | tuple[str, ...], taken: list[str] | tuple[str, ...] = (), prefix: int = 24) -> str | None:
+    """A /24 (or the range's own size, when smaller) inside the first range of ``within`` that overlaps
+    nothing in ``taken``: what a person types into "IPv4 CIDR block" when the hint says "Must be within the
+    VPC CIDR block 10.0.0.0/16". The first block is skipped (it is the one most often taken already)."""
+    used = [ipaddress.ip_network(t, strict=False) for t in taken if SHAPES[0].fullmatch(t)]
+    for text in within:
+        try:
+            parent = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            continue
+        blocks = list(itertools.islice(parent.subnets(new_prefix=prefix), 4096)) if parent.prefixlen < prefix else [parent]
+        for block in blocks[1:] + blocks[:1]:
+            if not any(block.overlaps(u) for u in used if u != parent):
+                return str(block)
+    return None
 
 
 def made_name(label: str) -> str:

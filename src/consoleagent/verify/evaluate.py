@@ -5,7 +5,9 @@ which console page, and each task on a later release lists the document steps th
 (``discrepancies: [{change, step}]``). A procedure verified on its task's release is scored against
 that list; one whose task is on another release is scored only when no change between the
 document's release and the verified one touches a page the document visits (then the truth is
-"nothing drifted"); anything else is left unscored and counted as such.
+"nothing drifted"). A document without a task is scored where the console's ground truth has a
+hand-written entry for it on the verified release (``GroundTruth.documents``, stratus:
+``suite/documents/truth.yaml``). Anything else is left unscored and counted as such.
 
 A predicted discrepancy is a true positive when the truth has the same kind at the same step
 (strict); the lenient figures accept the same kind anywhere in the procedure. ``outcome_mismatch``
@@ -44,13 +46,11 @@ def ground_truth(target: Target, release: str, source: GroundTruth | None = None
         source = _stratus_truth()
     releases, changes = source.releases, source.changes
     task = target.origin
-    if task is None:
-        return None
+    if task is None:  # a document without a task: scored only where its truth was written down by hand
+        written = (source.documents or {}).get(target.document.id, {}).get(release)
+        return _truth(written, changes) if written is not None else None
     if task.release == release:
-        kinds = {c.id: c.kind for c in changes}
-        found = {(d.step, kinds[d.change]) for d in task.discrepancies}
-        verdict = "FAIL" if task.expected == "unachievable" else "DRIFT" if found else "PASS"
-        return Truth(verdict, found)
+        return _truth(task, changes)
     if not releases or release not in releases:
         return None
     doc_release = target.document.release or releases[0]
@@ -59,6 +59,14 @@ def ground_truth(target: Target, release: str, source: GroundTruth | None = None
     if not pages or any(c.release in window and c.page in pages for c in changes):
         return None
     return Truth("PASS", set())
+
+
+def _truth(entry: Any, changes: list[Any]) -> Truth:
+    """A task's or a document's expectation (``expected``, ``discrepancies: [{change, step}]``) as a Truth."""
+    kinds = {c.id: c.kind for c in changes}
+    found = {(d.step, kinds[d.change]) for d in entry.discrepancies}
+    verdict = "FAIL" if entry.expected == "unachievable" else "DRIFT" if found else "PASS"
+    return Truth(verdict, found)
 
 
 def _stratus_truth() -> GroundTruth:

@@ -135,3 +135,31 @@ def test_rename_threshold_on_the_changelogs_renames() -> None:
     for old in ("Stop", "Attach", "Inbound", "Create VPC"):
         assert find_rename(old, ["Start", "Detach", "Outbound Rules", "Delete"]) is None, old
     assert opposed("Inbound", "Outbound Rules") and not opposed("Inbound", "Inbound Rules")
+
+
+def test_a_required_range_the_hint_bounds_gets_a_free_block_inside_it() -> None:
+    """The reference page of the vSwitch dialog gives no CIDR block, and the field's placeholder "For
+    example, 192.168.1.0/24" lies outside the VPC: a person reads the hint under the field ("Must be
+    within the VPC CIDR block 10.0.0.0/16") and types a block of that range no listed vSwitch uses."""
+    from consoleagent.policies.goal_values import GoalValues, free_block
+
+    steps = ["Use the fields of the **Create vSwitch** dialog to describe the vSwitch:\n"
+             "a. Use the **IPv4 CIDR block** field to specify the address range of the vSwitch. It must lie within "
+             "the CIDR block of the VPC.", "Click **OK**."]
+    policy = policy_for("Create vSwitch Dialog, following the document.", steps)
+    dialog = 'dialog "Create vSwitch"'
+    cidr = Mark(7, "textbox", "IPv4 CIDR block", tag="input", placeholder="For example, 192.168.1.0/24",
+                states=["required"], context=dialog)
+    ok = Mark(8, "button", "OK", context=dialog)
+    text = ("row: web-vsw 10.0.1.0/24 Available\n"
+            '[7] textbox "IPv4 CIDR block" placeholder="For example, 192.168.1.0/24" (required)\n'
+            "Must be within the VPC CIDR block 10.0.0.0/16, with a mask between /16 and /29.\n"
+            '[8] button "OK"')
+    assert policy.act(page("/vpc/vswitches", [cidr, ok], text=text)).action == 'type(7, "10.0.2.0/24")'
+    # the rule underneath: the goal's own block first, the hint's range next, the placeholder's example last
+    values = GoalValues("Create a vSwitch with the CIDR block 10.0.8.0/24.")
+    assert values.for_instruction("IPv4 CIDR block", "", "For example, 192.168.1.0/24", within=["10.0.0.0/16"]) == "10.0.8.0/24"
+    assert GoalValues("").for_instruction("IPv4 CIDR block", "", "For example, 192.168.1.0/24") == "192.168.1.0/24"
+    assert free_block(["10.0.0.0/16"], ["10.0.0.0/16", "10.0.1.0/24", "10.0.2.0/23"]) == "10.0.4.0/24"
+    assert free_block(["192.168.5.0/28"]) == "192.168.5.0/28"  # smaller than a /24: the range itself
+    assert free_block(["10.0.0.0/16"], ["10.0.0.0/8"]) is None  # everything overlaps: no block to offer

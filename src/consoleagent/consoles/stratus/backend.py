@@ -188,9 +188,14 @@ class StratusBackend:
         return list(RELEASES)
 
     def ground_truth(self) -> GroundTruth:
+        """The release changelog, and the hand-written truth of the suite's documents without a task."""
         from stratus.releases import changelog
 
-        return GroundTruth(self.releases(), list(changelog()))
+        from consoleagent.consoles.document_truth import load_document_truth
+        from consoleagent.consoles.stratus.suite import DOCUMENTS_ROOT
+
+        changes = list(changelog())
+        return GroundTruth(self.releases(), changes, load_document_truth(DOCUMENTS_ROOT / "truth.yaml", changes))
 
     @classmethod
     def write_actions(cls) -> list[str]:

@@ -238,7 +238,14 @@
   }
   function reloadWithToast(kind, message) {
     toastAfterReload(kind, message);
-    window.location.reload();
+    // a dialog the address opened (?create=1) is done with: the reloaded list must not open it again
+    const url = new URL(window.location.href);
+    if (url.searchParams.has('create')) {
+      url.searchParams.delete('create');
+      window.location.replace(url.toString());
+    } else {
+      window.location.reload();
+    }
   }
   function goWithToast(href, kind, message) {
     toastAfterReload(kind, message);

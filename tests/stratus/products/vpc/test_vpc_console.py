@@ -27,8 +27,7 @@ def test_create_vpc_and_vswitch_through_the_console(live_server, page) -> None:
     expect(page.locator("h1 .badge")).to_have_attribute("data-status", "Available", timeout=10_000)
     expect(page.locator("#vpc-basic")).to_contain_text("192.168.0.0/16")
 
-    page.goto(f"{live_server.url}/vpc/vswitches")
-    page.get_by_role("button", name="Create vSwitch").click()
+    page.goto(f"{live_server.url}/vpc/vswitches?create=1")  # the overview's "2. Create vSwitches" link
     modal = page.locator("#create-vswitch-modal")
     expect(modal).to_be_visible()
     modal.locator("#vsw-VpcId").select_option(vpc_id)
@@ -41,6 +40,8 @@ def test_create_vpc_and_vswitch_through_the_console(live_server, page) -> None:
     expect(row.locator(".badge")).to_have_attribute("data-status", "Available", timeout=10_000)
     expect(row).to_contain_text("192.168.1.0/24")
     expect(row).to_contain_text("252")  # a /24 minus the 4 reserved addresses
+    expect(modal).to_be_hidden()  # the dialog the address opened does not open again over the new row
+    assert "create=1" not in page.url
 
     # an overlapping block is refused with the API's message, inside the still-open modal
     page.get_by_role("button", name="Create vSwitch").click()
