@@ -12,6 +12,8 @@ meant steps and the agent would silently get none. Everything else is tolerant.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from consoleagent.documents.blocks import Block
@@ -55,6 +57,7 @@ def build_document(blocks: list[Block], *, source: str, doc_id: str, front_matte
                         format=fmt, warnings=list(warnings or []))  # type: ignore[arg-type]
     context = "\n".join(c for c in [prose_text(preamble)] + [prose_text(s.blocks) for s in sections if CONTEXT.match(s.heading)] if c)
     prerequisites = [i for s in sections if PREREQUISITES.match(s.heading) for i in list_items_text(s.blocks)]
+    prerequisites += lead_in_prerequisites(preamble)
     result = "\n".join(prose_text(s.blocks) for s in sections if RESULT.match(s.heading))
     procedure_sections = [s for s in sections if PROCEDURE.match(s.heading)]
     if not procedure_sections:
@@ -80,6 +83,20 @@ def build_document(blocks: list[Block], *, source: str, doc_id: str, front_matte
             title=name or document.title, context=context, prerequisites=prerequisites,
             steps=section_steps(section, source), result=result, source=source, id=ident, line=section.line))
     return document
+
+
+_LEAD_IN = re.compile(r"^\*\*(?P<label>[^*]+?)\s*:?\s*\*\*\s*:?\s*(?P<text>\S.*)$", re.S)
+
+
+def lead_in_prerequisites(blocks: list[Block]) -> list[str]:
+    """Prerequisites a short page states in a paragraph of its own instead of a section: "**Requirements:** a
+    running ECS instance named web-01 exists." (READMEs, runbooks, knowledge-base answers)."""
+    found = []
+    for block in blocks:
+        lead = _LEAD_IN.match(block.text.strip()) if block.kind == "paragraph" else None
+        if lead and PREREQUISITES.match(lead.group("label").strip()):
+            found.append(" ".join(lead.group("text").split()))
+    return found
 
 
 def first_section_line(blocks: list[Block]) -> int:

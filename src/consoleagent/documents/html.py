@@ -36,6 +36,9 @@ DROPPED = {"script", "style", "noscript", "nav", "header", "footer", "aside", "f
            "iframe", "object", "canvas", "select", "textarea"}
 DROPPED_CLASSES = re.compile(r"\b(?:headerlink|breadcrumbs?|sidebar|toc|feedback|related|sphinxsidebar|footer|"
                              r"navigation|nav|copy-?button|skip-link|prev-next|pagination)\b", re.I)
+# "Stop an instance - Elastic Compute Service - Documentation", "How do I ...? – Help Center": the page's own
+# title is the first part; what follows the separator names the site
+SITE_SUFFIX = re.compile(r"\s+[-–—|]\s+.*$")
 LABEL_CLASSES = re.compile(r"\b(?:uicontrol|guilabel|wintitle|gui-label|ui-label|ui-control|menuchoice)\b", re.I)
 PATH_CLASSES = re.compile(r"\b(?:menucascade|menuselection)\b", re.I)
 NOTE_CLASSES = re.compile(r"\b(?:note|admonition|warning|tip|important|caution|danger|attention|notice|callout|alert)\b",
@@ -98,6 +101,8 @@ def read_html(text: str, source: str = "<doc>") -> tuple[dict[str, Any], list[Bl
     soup = BeautifulSoup(text, "html.parser")
     metadata = _metadata(soup)
     root = _topic(soup)
+    heading = root.find("h1")  # an article's title may sit in its <header>, which is dropped below
+    heading_text = (heading.get_text(" ", strip=True), heading.sourceline or 1) if heading is not None else None
     for tag in root.find_all(True):
         if tag.decomposed:
             continue
@@ -106,8 +111,11 @@ def read_html(text: str, source: str = "<doc>") -> tuple[dict[str, Any], list[Bl
     blocks = _blocks(root)
     if not any(b.kind == "heading" and b.level == 1 for b in blocks):
         title = soup.find("title")
-        if title is not None and title.get_text(strip=True):
-            blocks.insert(0, Block("heading", title.sourceline or 1, text=title.get_text(" ", strip=True), level=1))
+        if heading_text and heading_text[0]:
+            blocks.insert(0, Block("heading", heading_text[1], text=heading_text[0], level=1))
+        elif title is not None and title.get_text(strip=True):
+            text = SITE_SUFFIX.sub("", title.get_text(" ", strip=True)) or title.get_text(" ", strip=True)
+            blocks.insert(0, Block("heading", title.sourceline or 1, text=text, level=1))
     return metadata, blocks, []
 
 

@@ -36,7 +36,8 @@ _CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
-_CLICK = re.compile(r"\b(?:click|choose|select|tap|press|open)\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
+_CLICK = re.compile(r"\b(?:click|choose|select|tap|press|hit|open|(?:confirm|submit|finish|close|save) with)\s+(?:the\s+)?"
+                    + _BOLD.format("label"), re.I)
 # "click **Start**, **Stop** or **Restart**", "click the same button (**Start**, **Stop** or **Restart**)", "click
 # the button of the service: **SSH (22)**, ... or **RDP (3389)**": one of them, the one the goal asks for
 _CLICK_ONE_OF = re.compile(r"\b(?:click|choose|select|press|tap)\s+(?:the\s+)?(?:same\s+button\s+\(\s*|[\w ]{1,40}:\s*)?"

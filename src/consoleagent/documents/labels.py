@@ -42,6 +42,19 @@ _QUOTED_BEFORE_NOUN = re.compile(r"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"�
                                  r"dialog|dialog box|box|menu|check ?box|column|section|link|option|list|drop-down|switch|"
                                  r"text box|panel|pane|icon|toggle)\b)", re.I)
 
+# The same for a code span (READMEs and runbooks write labels as code): click `Restart`, the `Actions` column,
+# and each part of a path whose first part is already a label (go to `VPC` > `vSwitches`). A code span anywhere
+# else stays code: a value to type ("enter `web-01`") or a name to find ("in the row of `old-vsw`").
+# "press `F5`" is a key, not a label; "confirm with `OK`" names the button; "the status changes to `Running`" the
+# status a list shows
+_UI_VERB = (r"\b(?:click|choose|select|open|expand|go to|(?:confirm|submit|finish|close) with|"
+            r"status\b[^.;`]{0,40}?\bto)\s+(?:the\s+)?")
+_CONTROL_NOUN = (r"(?:field|button|tab|page|dialog|dialog box|box|menu|check ?box|column|section|link|option|list|"
+                 r"drop-down|switch|text box|panel|pane|icon|toggle)\b")
+_CODE_AFTER_VERB = re.compile(rf"(?P<lead>{_UI_VERB})`(?P<label>[^`\n]{{1,80}})`", re.I)
+_CODE_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)`(?P<label>[^`\n]{{1,80}})`(?=\s+{_CONTROL_NOUN})", re.I)
+_CODE_IN_PATH = re.compile(r"(?P<lead>\*\*[^*]+\*\*\s*(?:>|→|-->|&gt;)\s*)`(?P<label>[^`\n]{1,80})`")
+
 
 def normalize(text: str) -> str:
     """Casefold, punctuation to spaces, whitespace collapsed: how labels are compared."""
@@ -125,9 +138,22 @@ def code_or_path(text: str) -> str:
 
 
 def mark_quoted_labels(text: str) -> str:
-    """Quoted labels in prose become ``**X**``: click "Create VPC", the 'Name' field."""
+    """Quoted labels in prose become ``**X**``: click "Create VPC", the 'Name' field; so do code spans in
+    those places (click `Restart`, the `Actions` column) and the parts of a path that starts with one."""
     text = _QUOTED_AFTER_VERB.sub(lambda m: m.group("verb") + bold(m.group("label")), text)
-    return _QUOTED_BEFORE_NOUN.sub(lambda m: m.group("lead") + bold(m.group("label")), text)
+    text = _QUOTED_BEFORE_NOUN.sub(lambda m: m.group("lead") + bold(m.group("label")), text)
+
+    def label(match: re.Match[str]) -> str:
+        return match.group("lead") + (bold(match.group("label")) if is_label_like(match.group("label")) else
+                                      f"`{match.group('label')}`")
+
+    text = _CODE_AFTER_VERB.sub(label, text)
+    text = _CODE_BEFORE_NOUN.sub(label, text)
+    while True:  # **A** > `B` > `C`: one part at a time, each after the label before it
+        marked = _CODE_IN_PATH.sub(label, text)
+        if marked == text:
+            return text
+        text = marked
 
 
 def tidy(text: str) -> str:

@@ -42,6 +42,7 @@ __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from",
 CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
 # The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
 NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
+_IN_NAVIGATION = re.compile(r"\b(?:navigation (?:pane|menu|bar)|left-side (?:pane|menu)|side ?bar|side menu)\b", re.I)
 _MARK_LINE = re.compile(r"\s*\[\d+\] ")
 TRUE_WORDS = {"yes", "on", "true", "enabled", "enable", "selected", "select", "checked", "check"}
 FALSE_WORDS = {"no", "off", "false", "disabled", "disable", "cleared", "clear", "unchecked", "uncheck", "unselected",
@@ -269,7 +270,10 @@ class DocFollowerPolicy(Detours):
         if optional_add(ins, self.goal):
             self.queue.popleft()  # a row the goal has nothing for
             return None
-        match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED)
+        # "In the left-side navigation pane, click **Elastic IP addresses**": the page's link, not the same-named
+        # group button that folds the menu
+        in_menu = _IN_NAVIGATION.search(ins.sentence or ins.text or self._hint())
+        match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=NAVIGATION_PREFERRED if in_menu else CLICK_PREFERRED)
         if match is not None and "disabled" in match.mark.states:
             gap = self._required_gap(ins, obs)
             if gap is not None:

@@ -288,10 +288,18 @@ def resource_hints(report: str | None, names: list[str], goal: str = "") -> list
     def of_goals_kind(kind: str) -> bool:
         return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text) is not None
 
+    def kind_position(kind: str) -> int:
+        found = re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text)
+        return found.start() if found else len(text)
+
     named += [pairs for kind, pairs in referring if of_goals_kind(kind)]
-    for kind, pairs in resources:
+    # a goal that names no resource at all (a document's title: "Attach a data disk to an ECS instance"): the
+    # prepared resources of the kinds it names are what the document's prerequisites prepared for it, its object
+    # (the kind named first) first
+    for kind, pairs in sorted(resources, key=lambda r: kind_position(r[0])):
         alone = sum(k == kind for k, _ in resources) == 1
-        if pairs and pairs not in named and of_goals_kind(kind) and alone and not any(k.endswith("name") for k, _ in pairs):
+        nameless = not any(k.endswith("name") for k, _ in pairs)
+        if pairs and pairs not in named and of_goals_kind(kind) and alone and (nameless or not names):
             named.append(pairs)
     wanted = {n.casefold() for n in names}
     hints = [h for pairs in named for h in [pairs[0][1]] + [v for k, v in pairs if k in ("ip_address", "public_ip") and v]]

@@ -8,7 +8,8 @@ security-group rules, names, sizes, bandwidths, instance types and billing. Each
 nearest named resource that has such an attribute; values a template would refuse (not among its
 choices) are left out so the template's default applies. A requirement whose template depends on
 another named resource refers to it (``${vpc.vpc_id}``); a dependency the request does not name is
-left to the engine, which supplies it implicitly. No model is involved: the same request always
+left to the engine, which supplies it implicitly. A denied link ("is not attached", "not associated with
+an instance or a NAT gateway") links nothing and asks for nothing it names. No model is involved: the same request always
 gives the same requirements, which is what keeps offline provisioning reproducible.
 """
 
@@ -42,6 +43,10 @@ _BANDWIDTH = re.compile(r"\b(\d{1,4})\s*(?:mbps|mbit/s|mbit|m)\b")
 _PORT = re.compile(r"\bports?\s+(\d{1,5})(?:\s*(?:-|to)\s*(\d{1,5}))?")
 _FROM_CIDR = re.compile(r"\bfrom\s+(\d{1,3}(?:\.\d{1,3}){3}/\d{1,2})")
 _LINKING = re.compile(r"\b(attach|associat|bound|bind)")
+# "is not attached", "not associated with an instance or a NAT gateway", "unattached": the link is denied and
+# what it names is not asked for (up to the end of the clause)
+_NEGATED_LINK = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:not|never|no longer)\s+(?:yet\s+)?(?:attach|associat|bound|bind)\w*"
+                           r"(?:\s+(?:to|with)\b[^.;,()]*)?|\b(?:un(?:attach|associat|bound)|detach)\w*", re.IGNORECASE)
 
 
 @dataclass
@@ -87,7 +92,7 @@ class RequestMatcher:
 
     def match(self, description: str, *, region: str | None = None) -> list[Requirement] | None:
         """The requirements the request asks for, or None when it names no known resource."""
-        original = " ".join(description.split())
+        original = _NEGATED_LINK.sub(lambda m: " " * len(m.group(0)), " ".join(description.split()))
         text = original.lower()
         values, masked = self._values(text, original if len(original) == len(text) else text, region or self.region)
         mentions = self._mentions(masked)

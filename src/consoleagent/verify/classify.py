@@ -324,19 +324,24 @@ def inferred_navigation(ctx: AlignmentContext) -> list[Finding]:
     renamed (G's words within P's, or P's within G's, and no P anywhere) or L moved (navigation_changed)."""
     found = []
     for number, step_plan in enumerate(ctx.plans, 1):
-        seen = ctx.of_step(number)[:1]
         for path in step_plan.paths:
-            if len(path) < 2 or not seen:
-                continue
-            finding = _path_finding(number, path[-2], path[-1], seen[0])
+            # the first page of the step that shows the path's link ("Open the ECS console and go to A > B" starts
+            # on the console's home, where no menu is)
+            seen = next((a for a in ctx.of_step(number) if _links(a.marks, path[-1])), None) if len(path) >= 2 else None
+            finding = _path_finding(number, path[-2], path[-1], seen) if seen is not None else None
             if finding is not None:
                 found.append(finding)
     return found
 
 
+def _links(marks: list[dict[str, Any]], last: str) -> list[dict[str, Any]]:
+    """The marks named like a path's last label that are not a group themselves."""
+    return [m for m in marks if relation(last, m.get("name") or "") == "exact" and "expanded" not in (m.get("states") or [])]
+
+
 def _path_finding(number: int, parent: str, last: str, action: AgentAction) -> Finding | None:
     marks = action.marks
-    links = [m for m in marks if relation(last, m.get("name") or "") == "exact" and "expanded" not in (m.get("states") or [])]
+    links = _links(marks, last)
     groups = [g for g in (group_of(marks, link) for link in links) if g is not None]
     if not groups or any(relation(parent, g.get("name") or "") == "exact" for g in groups):
         return None

@@ -21,8 +21,34 @@ def _inputs(step) -> list[tuple[str, str | None, str]]:
 
 def test_the_suite_ships_documents_in_four_other_styles() -> None:
     assert sorted(p.name for p in SUITE_STYLES) == [
-        "alibaba-apply-eip.md", "alibaba-create-security-group.md", "html-sphinx-create-vpc.html", "html-stop-instance.html",
-        "reference-create-security-group-dialog.rst", "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
+        "alibaba-apply-eip.md", "alibaba-attach-data-disk.md", "alibaba-create-security-group.md", "howto-delete-vswitch.md",
+        "html-sphinx-create-vpc.html", "html-stop-instance.html", "kb-release-eip.html", "readme-restart-instance.md",
+        "reference-create-security-group-dialog.rst", "reference-create-vswitch-dialog.rst", "runbook-create-key-pair.md",
+        "sphinx-guilabel-create-route-table.rst", "tutorial-first-vswitch.md"]
+
+
+def test_labels_written_as_code_prerequisites_in_a_lead_in_and_a_title_in_an_article_header() -> None:
+    """The six documents held out from the follower's tuning: a README writes labels as code spans and its
+    requirement in a bold lead-in; a how-to writes a menu path as code; a help-center article keeps its
+    title in a header (the page title adds the site's name); a runbook numbers its steps as headings."""
+    readme = load_document(STYLE["readme-restart-instance.md"]).procedures[0]
+    assert readme.prerequisites == ["a running ECS instance named web-01 exists."]
+    assert readme.steps[0].navigation == [["Instances & Images", "Instances"]]
+    assert readme.steps[1].text == "In the row of the instance, click **Restart** in the **Actions** column."
+    assert readme.steps[2].text == "Confirm with **Confirm** in the dialog."
+    assert [(i.kind, i.target) for i in instructions_from(readme.steps[2].text)] == [("click", "Confirm")]
+    assert readme.steps[3].text.startswith("Wait for the status to go back to **Running**; `Refresh`")  # not after a verb
+    howto = load_document(STYLE["howto-delete-vswitch.md"]).procedures[0]
+    assert howto.steps[0].navigation == [["VPC", "vSwitches"]]
+    assert howto.steps[1].text == "In the row of `old-vsw`, click **Delete**."  # a name to find, not a label
+    article = load_document(STYLE["kb-release-eip.html"])
+    assert article.title == "How do I release an EIP that I no longer need?"
+    assert article.procedures[0].prerequisites == [
+        "An EIP named old-eip exists and is not associated with an instance or a NAT gateway."]
+    runbook = load_document(STYLE["runbook-create-key-pair.md"]).procedures[0]
+    assert [s.number for s in runbook.steps] == [1, 2, 3] and runbook.steps[0].navigation == [["Network & Security", "Key Pairs"]]
+    guilabel = load_document(STYLE["sphinx-guilabel-create-route-table.rst"]).procedures[0]
+    assert guilabel.steps[1].navigation == [["VPC", "Route tables"]] and guilabel.steps[2].ui_labels == ["Create route table"]
 
 
 def test_cloud_task_topic_with_a_parameter_table_of_instructions() -> None:

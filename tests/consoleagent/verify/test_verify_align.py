@@ -318,6 +318,18 @@ def test_alignment_infers_only_what_the_page_proves(tmp_path: Path) -> None:
     assert relation("More", "More actions for the build cache instance") is None
 
 
+def test_a_moved_menu_item_is_found_on_the_page_of_the_step_that_shows_the_menu(tmp_path: Path) -> None:
+    """"Open the console and go to **Tools** > **Widgets**": the step's first page is the console's home,
+    without the menu; the path is checked on the first page of the step that shows its link."""
+    home = [mark(10, "link", "Widget Service")]
+    nav = [mark(1, "button", "Admin", states=["expanded"], bbox=[0, 100, 200, 30]),
+           mark(2, "link", "Widgets", bbox=[0, 130, 200, 30])]
+    steps = [record(1, "click(10)", "click", {"id": 10}, home, step=1), record(2, "click(2)", "click", {"id": 2}, nav, step=1),
+             *happy_steps()[1:]]
+    result = run_of(tmp_path, steps)
+    assert [(d.step, d.kind, d.observed) for d in result.discrepancies] == [(1, "navigation_changed", "Admin > Widgets")]
+
+
 # --- proposed fixes ------------------------------------------------------------------------------
 
 

@@ -116,6 +116,11 @@ def coder(tmp_path: Path, writer: Any = None, *, max_attempts: int = 3, engine: 
      [("ecs_instance", "ecs_instance", {"state": "stopped"}),
       ("disk", "disk", {"size": 100, "instance_id": "${ecs_instance.instance_id}"})]),
     ("a key pair called deploy-key", [("key_pair", "key_pair", {"name": "deploy-key"})]),
+    # a denied link links nothing and asks for nothing it names
+    ("An EIP named old-eip exists and is not associated with an instance or a NAT gateway.",
+     [("eip", "eip", {"name": "old-eip"})]),
+    ("a data disk named data-01 that is not attached", [("disk", "disk", {"name": "data-01"})]),
+    ("an unattached 20 GiB disk", [("disk", "disk", {"size": 20})]),
 ])
 def test_requests_match_templates(tmp_path: Path, request_text: str, expected: list[tuple[str, str, dict[str, Any]]]) -> None:
     resource_coder = coder(tmp_path)
