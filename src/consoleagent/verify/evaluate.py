@@ -5,9 +5,10 @@ which console page, and each task on a later release lists the document steps th
 (``discrepancies: [{change, step}]``). A procedure verified on its task's release is scored against
 that list; one whose task is on another release is scored only when no change between the
 document's release and the verified one touches a page the document visits (then the truth is
-"nothing drifted"). A document without a task is scored where the console's ground truth has a
-hand-written entry for it on the verified release (``GroundTruth.documents``, stratus:
-``suite/documents/truth.yaml``). Anything else is left unscored and counted as such.
+"nothing drifted"). A document without a task, or one whose pages a change touches, is scored where
+the console's ground truth has a hand-written entry for it on the verified release
+(``GroundTruth.documents``, stratus: ``suite/documents/truth.yaml``). Anything else is left unscored
+and counted as such.
 
 A predicted discrepancy is a true positive when the truth has the same kind at the same step
 (strict); the lenient figures accept the same kind anywhere in the procedure. ``outcome_mismatch``
@@ -46,18 +47,19 @@ def ground_truth(target: Target, release: str, source: GroundTruth | None = None
         source = _stratus_truth()
     releases, changes = source.releases, source.changes
     task = target.origin
+    written = (source.documents or {}).get(target.document.id, {}).get(release)
+    hand_written = _truth(written, changes) if written is not None else None
     if task is None:  # a document without a task: scored only where its truth was written down by hand
-        written = (source.documents or {}).get(target.document.id, {}).get(release)
-        return _truth(written, changes) if written is not None else None
+        return hand_written
     if task.release == release:
         return _truth(task, changes)
     if not releases or release not in releases:
-        return None
+        return hand_written
     doc_release = target.document.release or releases[0]
     pages = set(target.document.front_matter.get("pages") or [])
     window = releases[releases.index(doc_release) + 1: releases.index(release) + 1] if doc_release in releases else []
     if not pages or any(c.release in window and c.page in pages for c in changes):
-        return None
+        return hand_written  # a change touches its pages: only someone who read them knows whether it breaks a step
     return Truth("PASS", set())
 
 
