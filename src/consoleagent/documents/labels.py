@@ -38,9 +38,9 @@ FUZZY_RATIO = 0.8  # difflib ratio above which two labels are one label, misspel
 # Quoted text right after a UI verb, or right before a control noun, is a label: click "OK", the "Name" field.
 _QUOTED_AFTER_VERB = re.compile(r"(?P<verb>\b(?:click|choose|select|press|tap|open|expand|go to)\s+(?:the\s+)?)"
                                 r"[\"“'‘](?P<label>[^\"”'’\n]{1,80})[\"”'’]", re.I)
-_QUOTED_BEFORE_NOUN = re.compile(r"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"”'’\n]{1,80})[\"”'’](?=\s+(?:field|button|tab|page|"
-                                 r"dialog|dialog box|box|menu|check ?box|column|section|link|option|list|drop-down|switch|"
-                                 r"text box|panel|pane|icon|toggle)\b)", re.I)
+_CONTROL_NOUN = (r"(?:field|button|tab|page|dialog|dialog box|box|menu|check ?box|column|section|link|option|list|"
+                 r"drop-down|switch|text box|panel|pane|icon|toggle)\b")
+_QUOTED_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"”'’\n]{{1,80}})[\"”'’](?=\s+{_CONTROL_NOUN})", re.I)
 
 # The same for a code span (READMEs and runbooks write labels as code): click `Restart`, the `Actions` column,
 # and each part of a path whose first part is already a label (go to `VPC` > `vSwitches`). A code span anywhere
@@ -49,8 +49,6 @@ _QUOTED_BEFORE_NOUN = re.compile(r"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"�
 # status a list shows
 _UI_VERB = (r"\b(?:click|choose|select|open|expand|go to|(?:confirm|submit|finish|close) with|"
             r"status\b[^.;`]{0,40}?\bto)\s+(?:the\s+)?")
-_CONTROL_NOUN = (r"(?:field|button|tab|page|dialog|dialog box|box|menu|check ?box|column|section|link|option|list|"
-                 r"drop-down|switch|text box|panel|pane|icon|toggle)\b")
 _CODE_AFTER_VERB = re.compile(rf"(?P<lead>{_UI_VERB})`(?P<label>[^`\n]{{1,80}})`", re.I)
 _CODE_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)`(?P<label>[^`\n]{{1,80}})`(?=\s+{_CONTROL_NOUN})", re.I)
 _CODE_IN_PATH = re.compile(r"(?P<lead>\*\*[^*]+\*\*\s*(?:>|→|-->|&gt;)\s*)`(?P<label>[^`\n]{1,80})`")

@@ -220,17 +220,21 @@ def free_block(within: list[str] | tuple[str, ...], taken: list[str] | tuple[str
     """A /24 (or the range's own size, when smaller) inside the first range of ``within`` that overlaps
     nothing in ``taken``: what a person types into "IPv4 CIDR block" when the hint says "Must be within the
     VPC CIDR block 10.0.0.0/16". The first block is skipped (it is the one most often taken already)."""
-    used = [ipaddress.ip_network(t, strict=False) for t in taken if SHAPES[0].fullmatch(t)]
-    for text in within:
-        try:
-            parent = ipaddress.ip_network(text, strict=False)
-        except ValueError:
-            continue
+    used = [network for network in map(_network, taken) if network is not None]
+    for parent in filter(None, map(_network, within)):
         blocks = list(itertools.islice(parent.subnets(new_prefix=prefix), 4096)) if parent.prefixlen < prefix else [parent]
         for block in blocks[1:] + blocks[:1]:
             if not any(block.overlaps(u) for u in used if u != parent):
                 return str(block)
     return None
+
+
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """An address range as written ("10.0.0.0/16"), or None when it is not one (999.1.1.0/24)."""
+    try:
+        return ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        return None
 
 
 def made_name(label: str) -> str:
@@ -285,12 +289,13 @@ def resource_hints(report: str | None, names: list[str], goal: str = "") -> list
     named, referring = _goals_resources(resources, names)
     text = " ".join(re.findall(r"[a-z0-9]+", (goal or "").casefold()))
 
-    def of_goals_kind(kind: str) -> bool:
-        return re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text) is not None
-
     def kind_position(kind: str) -> int:
+        """Where the goal names this kind of resource ("ecs_instance" as "ECS instance"); past its end: nowhere."""
         found = re.search(rf"\b{re.escape(kind.replace('_', ' '))}s?\b", text)
-        return found.start() if found else len(text)
+        return found.start() if found else len(text) + 1
+
+    def of_goals_kind(kind: str) -> bool:
+        return kind_position(kind) <= len(text)
 
     named += [pairs for kind, pairs in referring if of_goals_kind(kind)]
     # a goal that names no resource at all (a document's title: "Attach a data disk to an ECS instance"): the

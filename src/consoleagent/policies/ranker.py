@@ -13,7 +13,8 @@ the log-probability of a chosen action is ``log_softmax(head(features) / T)[chos
 
 Without ``model`` the head shipped in ``policies/ranker_head/`` is loaded (its ``ranker.json`` says
 how it was trained); ``model=base`` is the untrained head: the sum of the candidate's similarity to
-the goal and to its best document line (the "base encoder" row of the learning table). ``model=PATH``
+the goal and to its best document line (the "base encoder" row of the learning table); with
+``prior=P`` also P for the follower's proposal (an untrained residual head, see ``build_head``). ``model=PATH``
 loads a head trained by ``consoleagent train sft|grpo --policy ranker`` (``ranker.json`` +
 ``head.safetensors``, about 25 KB).
 """
@@ -33,7 +34,7 @@ from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options, with_proposal
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
-from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, N_FEATURES, EpisodeContext, features
+from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, FOLLOWER_PICK, N_FEATURES, EpisodeContext, features
 
 HEAD_FILE = "head.safetensors"
 CONFIG_FILE = "ranker.json"
@@ -57,9 +58,16 @@ def _torch() -> Any:
     return torch
 
 
-def build_head(hidden: int = 64, n_features: int = N_FEATURES) -> Any:
-    """The scoring head: ``linear(x) + mlp(x)``. The linear part starts as cos_goal + cos_doc and the
-    MLP's output layer at zero, so an untrained head already ranks by the encoder's similarities."""
+def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.0) -> Any:
+    """The scoring head: ``linear(x) + mlp(x)``, plus ``prior`` times the follower-pick feature. The linear
+    part starts as cos_goal + cos_doc and the MLP's output layer at zero, so an untrained head already
+    ranks by the encoder's similarities.
+
+    ``prior`` > 0 makes the head a residual policy over the documentation follower: a fixed bonus for the
+    follower's proposal, which the learned part must outweigh to act otherwise. Untrained, such a head
+    acts as the follower does; training (SFT on where a teacher differs, GRPO on what earns reward) learns
+    only where to leave it. The bonus is part of ``forward``, so the log-probabilities GRPO's ratio needs
+    include it, and it is saved in ``ranker.json``."""
     torch = _torch()
     nn = torch.nn
 
@@ -75,10 +83,12 @@ def build_head(hidden: int = 64, n_features: int = N_FEATURES) -> Any:
                 self.linear.weight[0, COS_DOC] = 5.0
                 self.mlp[2].weight.zero_()
                 self.mlp[2].bias.zero_()
-            self.config = {"hidden": hidden, "n_features": n_features}
+            self.prior = float(prior)
+            self.config = {"hidden": hidden, "n_features": n_features, "prior": self.prior}
 
         def forward(self, rows: Any) -> Any:
-            return (self.linear(rows) + self.mlp(rows)).squeeze(-1)
+            scores = (self.linear(rows) + self.mlp(rows)).squeeze(-1)
+            return scores + self.prior * rows[..., FOLLOWER_PICK] if self.prior else scores
 
     return RankerHead()
 
@@ -113,7 +123,7 @@ def load_head(path: str | Path) -> Any:
         raise ValueError(f"{config_path}: format {config.get('format')!r}, expected {FORMAT!r}")
     if config.get("n_features") != N_FEATURES:
         raise ValueError(f"{config_path}: a head for {config.get('n_features')} features; this version computes {N_FEATURES}")
-    head = build_head(hidden=int(config["hidden"]))
+    head = build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0))
     head.load_state_dict(load_file(str(path / HEAD_FILE)))
     head.eval()
     return head
@@ -134,10 +144,13 @@ class RankerPolicy:
 
     def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
                  history_limit: int = 12, threads: int | None = None, max_steps: int | None = None,
-                 keep: int = DEFAULT_KEEP) -> None:
+                 keep: int = DEFAULT_KEEP, prior: float | None = None) -> None:
         source = head_source(model)
-        head = load_head(source) if source else build_head()
-        name = "base" if source is None else "packaged" if Path(source) == PACKAGED_HEAD else Path(source).name
+        if prior is not None and source:
+            raise ValueError("ranker: prior= goes with model=base (a trained head keeps the prior it was trained with)")
+        head = load_head(source) if source else build_head(prior=float(prior or 0.0))
+        name = ("base" + (f"+prior{prior:g}" if prior else "") if source is None
+                else "packaged" if Path(source) == PACKAGED_HEAD else Path(source).name)
         self._setup(head, name=f"ranker:{name}", temperature=temperature, seed=seed,
                     history_limit=history_limit, threads=threads, keep=keep)
         self.max_steps = max_steps

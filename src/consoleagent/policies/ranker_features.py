@@ -37,6 +37,7 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 COS_GOAL, COS_DOC = 0, 1
+FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
 MAX_LINE_WORDS = 40  # a long table row says what it needs in its first words; longer costs encoder time
 _WORD = re.compile(r"[a-z0-9]+")

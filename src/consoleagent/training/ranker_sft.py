@@ -34,6 +34,7 @@ class RankerSFTConfig:
     weight_decay: float = 1e-4
     batch_size: int = 16  # steps per optimiser step (each its own softmax)
     hidden: int = 64
+    follower_prior: float = 0.0  # > 0: a residual head over the documentation follower (policies.ranker.build_head)
     val_fraction: float = 0.15  # share of documents held out
     seed: int = 0
 
@@ -52,6 +53,8 @@ class RankerSFTConfig:
         for name in ("epochs", "batch_size", "hidden"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ranker SFT config: {name} must be at least 1, got {getattr(self, name)}")
+        if self.follower_prior < 0:
+            raise ValueError(f"ranker SFT config: follower_prior must be >= 0, got {self.follower_prior}")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
 
@@ -119,7 +122,7 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     features_s = time.monotonic() - started
     random.seed(config.seed)
     torch.manual_seed(config.seed)
-    head = load_head(config.model) if config.model else build_head(hidden=config.hidden)
+    head = load_head(config.model) if config.model else build_head(hidden=config.hidden, prior=config.follower_prior)
     base = {"train": evaluate(head, data.train), "val": evaluate(head, data.val)}
     optimizer = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     best: tuple[float, int] | None = None

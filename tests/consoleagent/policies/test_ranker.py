@@ -250,6 +250,34 @@ def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observati
     assert proposed_index(candidates, "click(99999)") is None and proposed_index(candidates, None) is None
 
 
+def test_a_residual_head_acts_as_the_follower_until_trained_otherwise(observation: Observation, encoder: Any,
+                                                                      tmp_path: Path) -> None:
+    """``prior`` adds a fixed bonus to the follower's proposal: untrained, the head picks it; the bonus is in
+    ``forward`` (so GRPO's log-probabilities include it) and survives saving and loading."""
+    import torch
+
+    from consoleagent.policies.follower_shadow import FollowerShadow
+    from consoleagent.policies.ranker import build_head, load_head, save_head
+    from consoleagent.policies.ranker_features import EpisodeContext, features, proposed_index
+
+    shadow = FollowerShadow()
+    shadow.reset(GOAL, DOCUMENT)
+    proposal = shadow.propose(observation)
+    candidates = build_candidates(observation)
+    rows = features(encoder, EpisodeContext.build(GOAL, DOCUMENT), observation, candidates, [], 0, proposal=proposal)
+    picked = proposed_index(candidates, proposal)
+    plain, residual = build_head(), build_head(prior=20.0)
+    residual.load_state_dict(plain.state_dict())
+    with torch.no_grad():
+        assert int(torch.argmax(residual(rows))) == picked
+        assert torch.allclose(residual(rows) - plain(rows), 20.0 * (torch.arange(len(candidates)) == picked).float())
+    save_head(residual, tmp_path / "residual")
+    loaded = load_head(tmp_path / "residual")
+    assert loaded.prior == 20.0 and loaded.config["prior"] == 20.0
+    with torch.no_grad():
+        assert torch.allclose(loaded(rows), residual(rows))
+
+
 def test_the_shipped_head_loads_for_this_feature_version_and_is_the_default() -> None:
     """A change of the features without retraining the shipped head fails here, not in a user's run."""
     from consoleagent.policies.ranker import CONFIG_FILE, PACKAGED_HEAD, head_source, load_head
