@@ -76,11 +76,13 @@ def test_every_shipped_procedure_finds_a_task_on_the_release_it_is_verified_on()
     assert all(t.spec.release == "2026.09" and t.spec.document.endswith(".md") for t in with_task)
     # the documents in other styles (a team's own documents: no suite task) are verified too, in every format
     styles = sorted(Path(t.path).name for t in work.targets if t.task is None)
-    assert styles == ["alibaba-apply-eip.md", "alibaba-create-security-group.md", "html-sphinx-create-vpc.html",
-                      "html-stop-instance.html", "reference-create-security-group-dialog.rst",
-                      "reference-create-vswitch-dialog.rst", "tutorial-first-vswitch.md"]
+    assert styles == ["alibaba-apply-eip.md", "alibaba-attach-data-disk.md", "alibaba-create-security-group.md",
+                      "howto-delete-vswitch.md", "html-sphinx-create-vpc.html", "html-stop-instance.html",
+                      "kb-release-eip.html", "readme-restart-instance.md", "reference-create-security-group-dialog.rst",
+                      "reference-create-vswitch-dialog.rst", "runbook-create-key-pair.md",
+                      "sphinx-guilabel-create-route-table.rst", "tutorial-first-vswitch.md"]
     assert all(t.outcome_source == "agent" for t in work.targets if t.task is None)
-    assert len({t.key for t in work.targets}) == 60
+    assert len({t.key for t in work.targets}) == 66
 
 
 def test_choose_task_prefers_the_release_then_a_completable_task() -> None:
