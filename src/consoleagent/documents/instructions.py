@@ -18,7 +18,7 @@ from typing import Literal
 
 from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import FIELD_PATTERNS, described_field
-from consoleagent.documents.labels import bold_labels, console_named, listed_choices, strip_markup
+from consoleagent.documents.labels import BOLD, CONFIRM_WITH, bold_labels, console_named, listed_choices, strip_markup
 from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
@@ -36,8 +36,7 @@ _CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
-_CLICK = re.compile(r"\b(?:click|choose|select|tap|press|hit|open|(?:confirm|submit|finish|close|save) with)\s+(?:the\s+)?"
-                    + _BOLD.format("label"), re.I)
+_CLICK = re.compile(rf"\b(?:click|choose|select|tap|press|hit|open|{CONFIRM_WITH})\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 # "click **Start**, **Stop** or **Restart**", "click the same button (**Start**, **Stop** or **Restart**)", "click
 # the button of the service: **SSH (22)**, ... or **RDP (3389)**": one of them, the one the goal asks for
 _CLICK_ONE_OF = re.compile(r"\b(?:click|choose|select|press|tap)\s+(?:the\s+)?(?:same\s+button\s+\(\s*|[\w ]{1,40}:\s*)?"
@@ -235,7 +234,7 @@ def sentence_instructions(line: str) -> list[Instruction]:
     for m in _CLICK_EITHER.finditer(line):
         claim(m, Instruction("click", m.group("a").strip(), text=m.group(0), options=[m.group("a").strip(), m.group("b").strip()]))
     for m in _CLICK_ONE_OF.finditer(line):
-        labels = [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", m.group("labels"))]
+        labels = [label.strip() for label in BOLD.findall(m.group("labels"))]
         claim(m, Instruction("click", labels[0], text=m.group(0), options=labels))
     for m in _WAIT.finditer(line):
         claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))

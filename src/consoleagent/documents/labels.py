@@ -47,7 +47,8 @@ _QUOTED_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)[\"“'‘](?P<label>[^\"�
 # else stays code: a value to type ("enter `web-01`") or a name to find ("in the row of `old-vsw`").
 # "press `F5`" is a key, not a label; "confirm with `OK`" names the button; "the status changes to `Running`" the
 # status a list shows
-_UI_VERB = (r"\b(?:click|choose|select|open|expand|go to|(?:confirm|submit|finish|close) with|"
+CONFIRM_WITH = r"(?:confirm|submit|finish|close|save) with"  # "confirm with **OK**": the button is the label
+_UI_VERB = (rf"\b(?:click|choose|select|open|expand|go to|{CONFIRM_WITH}|"
             r"status\b[^.;`]{0,40}?\bto)\s+(?:the\s+)?")
 _CODE_AFTER_VERB = re.compile(rf"(?P<lead>{_UI_VERB})`(?P<label>[^`\n]{{1,80}})`", re.I)
 _CODE_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)`(?P<label>[^`\n]{{1,80}})`(?=\s+{_CONTROL_NOUN})", re.I)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -88,3 +89,14 @@ class Observation:
         if not include_screenshot:
             data.pop("screenshot")
         return data
+
+
+_SECTION = re.compile(r"^## (?P<title>.+)$", re.M)
+
+
+def rendered_sections(rendered: str) -> dict[str, str]:
+    """The ``## Title`` sections of a rendered observation (``Observation.render``): what a recorded step
+    saw, read back (its page, its prepared resources, its last error)."""
+    found = list(_SECTION.finditer(rendered or ""))
+    return {m.group("title"): rendered[m.end():(found[i + 1].start() if i + 1 < len(found) else len(rendered))].strip()
+            for i, m in enumerate(found)}

@@ -21,7 +21,7 @@ from consoleagent.actions.spec import Action
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
-from consoleagent.policies.goal_values import SHAPES, GoalValues
+from consoleagent.policies.goal_values import SHAPES, GoalValues, prepared_resources
 
 PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'
@@ -33,7 +33,6 @@ MAX_NAME_CHARS = 60
 _BOLD = re.compile(r"\*\*([^*]{1,60})\*\*")
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 TABLE_ROW = re.compile(r"^\|\s*\*\*(?P<label>[^*|]+)\*\*\s*\|.*\|\s*(?P<example>[^|]*?)\s*\|\s*$")
-_RESOURCE_FIELD = re.compile(r"\b\w+=([^,\s]+)")
 _OPTIONS_ERROR = re.compile(r'\[(?P<id>\d+)\] has no option "[^"]*"; its options are: (?P<offered>.*)$', re.S)
 _OFFERED = re.compile(r'"([^"]*)"')
 
@@ -106,8 +105,8 @@ def document_values(goal: str, document: list[str]) -> list[str]:
 
 
 def resource_values(report: str | None) -> list[str]:
-    """The ids and names of the resources prepared for the task (``key=value`` pairs of the report)."""
-    return [m.group(1) for m in _RESOURCE_FIELD.finditer(report or "")]
+    """The ids and names of the resources prepared for the task (the values of the report's ``key=value`` pairs)."""
+    return [value for _, pairs in prepared_resources(report) for _, value in pairs]
 
 
 def candidate_values(goal: str, document: list[str], report: str | None = None) -> list[str]:

@@ -129,7 +129,6 @@ class DocFollowerPolicy(Detours):
             if decision is not None:
                 return decision
 
-
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
         """Typed and chosen values come from the goal where it names one of the same kind; a "change the
         parameters" table sets only what the goal changes; of "click **Start**, **Stop** or **Restart**" the
@@ -320,7 +319,6 @@ class DocFollowerPolicy(Detours):
             return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
         return act(match.mark)
 
-
     def _renamed(self, label: str, obs: Observation, fields: bool = False, roles_out: set[str] | None = None) -> Mark | None:
         """The mark that is ``label`` renamed with other words ("Apply for EIP" → "Create EIP"), by meaning."""
         marks = [m for m in obs.marks if (m.role in FIELD_ROLES) == fields and m.name.strip()
@@ -367,7 +365,6 @@ class DocFollowerPolicy(Detours):
                                 f"Step {self.step}: open {label!r}: [{match.mark.id}] {match.mark.name!r}.", ins, done=done)
         self.queue.popleft()
         return None
-
 
     def _open_resource(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The link named like the goal's resource; with none on the page there is nothing the document
@@ -487,7 +484,6 @@ class DocFollowerPolicy(Detours):
                                                   "in the console (the document does not say how to reach it)")
         action, why = move
         return self._decide(action, f"Step {self.step}: {why}.", ins, done=False)
-
 
     def _unsubmitted(self, obs: Observation) -> Decision | None:
         """The button just clicked is still there, enabled, beside a required field left empty: the form was
@@ -648,12 +644,6 @@ _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 
-
-
-
-
-
-
 def documented(label: str, document: list[str]) -> bool:
     """Whether the document names a field: every word of its label in one line of the document (a table's
     header row aside: "Description" there is a column, not a field); "Confirm Password" is the password."""
@@ -663,7 +653,6 @@ def documented(label: str, document: list[str]) -> bool:
     lines = [line for step in document for line in step.split("\n")]
     headers = {i - 1 for i, line in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
     return any(words <= set(normalize(line).split()) for i, line in enumerate(lines) if i not in headers)
-
 
 
 def address_ranges(obs: Observation, mark: Mark) -> tuple[list[str], list[str]]:

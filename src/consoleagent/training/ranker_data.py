@@ -16,16 +16,14 @@ test split ever reaches the training rows.
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from consoleagent.observation.types import Mark, Observation
+from consoleagent.observation.types import Mark, Observation, rendered_sections
 
-_SECTION = re.compile(r"^## (?P<title>.+)$", re.M)
 
 
 @dataclass
@@ -48,16 +46,9 @@ class RankerData:
     counts: dict[str, Any] = field(default_factory=dict)
 
 
-def sections(rendered: str) -> dict[str, str]:
-    """The ``## Title`` sections of a rendered observation (``Observation.render``)."""
-    found = list(_SECTION.finditer(rendered or ""))
-    return {m.group("title"): rendered[m.end():(found[i + 1].start() if i + 1 < len(found) else len(rendered))].strip()
-            for i, m in enumerate(found)}
-
-
 def observation_from_record(record: dict[str, Any], goal: str, document: list[str]) -> Observation:
     """The observation a recorded step saw, as far as the ranker uses it."""
-    parts = sections(record.get("observation", ""))
+    parts = rendered_sections(record.get("observation", ""))
     page = parts.get("Page", "")
     text = page.split("\n", 2)[2] if page.count("\n") >= 2 else ""
     return Observation(url=record.get("url", ""), title=record.get("title", ""), text=text,

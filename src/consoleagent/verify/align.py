@@ -26,6 +26,8 @@ from consoleagent.documents.procedure import Procedure, Step, strip_markup
 from consoleagent.documents.instructions import instructions_from
 from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
 from consoleagent.observation.roles import FIELD_ROLES
+from consoleagent.observation.types import rendered_sections
+from consoleagent.policies.candidates import resource_values
 from consoleagent.trajectory.reader import Trajectory
 from consoleagent.verify.model import Discrepancy, Input, LabelUse, StepReport
 
@@ -386,15 +388,9 @@ class AlignmentContext:
     def provisioned_names(self) -> frozenset[str]:
         """Names and ids of the resources provisioned for this run (the observation's "Resources prepared
         for you" section: ``- web (vpc): VpcId=vpc-1, VpcName=meta-warehouse``): a document never names them."""
-        names: set[str] = set()
-        for step in self.trajectory.steps[:1]:
-            text = str(step.get("observation") or "")
-            section = text.split("## Resources prepared for you", 1)[1] if "## Resources prepared for you" in text else ""
-            for line in section.split("\n## ", 1)[0].splitlines():
-                for _key, value in re.findall(r"([\w.]+)=([^,\s]+)", line):
-                    if len(value) >= 3:
-                        names.add(value.casefold())
-        return frozenset(names)
+        first = str(self.trajectory.steps[0].get("observation") or "") if self.trajectory.steps else ""
+        report = rendered_sections(first).get("Resources prepared for you")
+        return frozenset(value.casefold() for value in resource_values(report) if len(value) >= 3)
 
     @cached_property
     def reported_names(self) -> set[str]:

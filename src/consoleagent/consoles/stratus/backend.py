@@ -107,8 +107,12 @@ class StratusBackend:
 
     def product_start_url(self, product: str) -> str | None:
         """Where a document about ``product`` starts when no step names its console: that product's console
-        (``/ecs``), not the home page whose links name other products."""
-        return f"/{product}" if product in ("ecs", "vpc") else None
+        home (``/ecs``, as the product registers it), not the home page whose links name other products."""
+        import stratus.app  # noqa: F401  (registers every product's console)
+        from stratus.console.product import CONSOLE_PRODUCTS
+
+        registered = CONSOLE_PRODUCTS.get(product)
+        return registered.home_href if registered is not None else None
 
     def describe(self) -> str:
         """How reports name the console."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from consoleagent.actions.spec import Action
 from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
-from consoleagent.documents.labels import normalize
+from consoleagent.documents.labels import BOLD, normalize
 from consoleagent.observation.roles import TEXT_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
@@ -107,9 +107,7 @@ class Detours:
         """No check boxes to select the rows: do what the document does to the selection to each of the goal's
         resources in turn, its first click in that resource's row ("Delete" in each row), its dialogs the
         row's own. False when the rest of the document has no click to start from."""
-        rest = [i for i in self.queue if i is not rows]
-        for number in self.pending:
-            rest += self._with_goal_values(instructions_from(self.document[number - 1]))
+        rest = self._ahead(rows, valued=True)
         first = next((k for k, i in enumerate(rest) if i.kind == "click"), None)
         names = acted_on(self.goal)
         if first is None or not names:
@@ -191,10 +189,17 @@ class Detours:
 
     def _clicks_after(self, ins: Instruction) -> bool:
         """Whether the document asks for another click after this one (then this one is no final submit)."""
+        return any(i.kind in ("click", "navigate") for i in self._ahead(ins))
+
+    def _ahead(self, ins: Instruction, valued: bool = False) -> list[Instruction]:
+        """The instructions still to do after ``ins``: the queue's, then the pending steps' (with the goal's
+        values when ``valued``)."""
         rest = [i for i in self.queue if i is not ins]
         for number in self.pending:
-            rest += instructions_from(self.document[number - 1])
-        return any(i.kind in ("click", "navigate") for i in rest)
+            found = instructions_from(self.document[number - 1])
+            rest += self._with_goal_values(found) if valued else found
+        return rest
+
 
 def _wizard_step_shown(name: str, obs: Observation) -> bool:
     """Whether the page shows that wizard step (its region, or its heading)."""
@@ -221,4 +226,4 @@ def wizard_submit(obs: Observation) -> Mark | None:
 
 def whole_path(ins: Instruction) -> list[str]:
     """A menu path from its first label again (``**More** > **Release**``): its menu closes on the way back."""
-    return [label.strip() for label in re.findall(r"\*\*([^*]+)\*\*", ins.text)] or ins.path
+    return [label.strip() for label in BOLD.findall(ins.text)] or ins.path

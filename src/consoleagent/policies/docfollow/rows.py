@@ -21,7 +21,6 @@ def acted_on(goal: str) -> list[str]:
     return goal_identifiers((goal or "")[:cut.start()] if cut else goal or "")
 
 
-
 def row_boxes(marks: list[Mark], goal: str) -> list[Mark]:
     """The check boxes of the rows of the goal's resources, one per resource, in page order: the box
     whose name says which row (``Select shop-web-a``), else the one whose row holds the name."""
