@@ -24,9 +24,11 @@ bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENC
 	.venv/bin/python bench/bench_api.py
 	.venv/bin/python bench/bench_snapshot.py
 
-train:  ## reproduce the ranker's shipped head: a residual head over the follower, then GRPO (CPU; see docs/training.md)
+train:  ## reproduce the ranker's shipped head: both teachers' collections, residual SFT, then GRPO (CPU; docs/training.md)
 	@scripts/bootstrap.sh test,train
-	.venv/bin/python -c "from consoleagent.policies.ranker import build_head, save_head; save_head(build_head(prior=8.0), 'runs/ranker-prior8')"
+	.venv/bin/consoleagent collect --policy docfollower --tasks split=train --runs 1 --workers 2 --out runs/collect-follower-2
+	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --out runs/collect
+	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft-residual.yaml
 	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-residual.yaml
 
 clean:

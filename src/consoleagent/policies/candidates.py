@@ -66,7 +66,8 @@ def describe(kind: str, mark: Mark | None = None, value: str | None = None) -> s
     if mark is None:
         words = {"scroll": f"scroll the page {value or 'down'}", "back": "go back to the previous page",
                  "wait": "wait for the page to change", "task_complete": "finish: the goal is reached",
-                 "task_unachievable": "give up: the goal cannot be reached in this console"}
+                 "task_unachievable": "give up: the goal cannot be reached in this console",
+                 "report_discrepancy": f"report that the console differs from the document: {value or 'a change'}"}
         return words.get(kind, kind)
     parts = [kind, mark.role, f'"{_short(mark.name, MAX_NAME_CHARS)}"' if mark.name else "(unnamed)"]
     if value is not None:
@@ -187,8 +188,8 @@ def with_proposal(candidates: list[Candidate], observation: Observation,
                   proposal: str | None) -> tuple[list[Candidate], int | None]:
     """The candidates with the documentation follower's proposal among them, and its index (None without
     one): a click on a disabled button (its reason is what the follower reads next), a value the follower
-    derived ("9443/9443", the goal's password), a ``goto`` back. Without it the ranker could never do what
-    the follower would."""
+    derived ("9443/9443", the goal's password), a ``goto`` back, a report of a discrepancy. Without it the
+    ranker could never do what the follower would."""
     from consoleagent.actions.parser import ActionParseError, parse_action
 
     if not proposal:
@@ -201,7 +202,7 @@ def with_proposal(candidates: list[Candidate], observation: Observation,
     mark = observation.mark(action.element_id) if action.element_id is not None else None
     if index is not None or (action.element_id is not None and mark is None):
         return candidates, index
-    raw = action.arg("text", action.arg("option", action.arg("url")))
+    raw = action.arg("text", action.arg("option", action.arg("url", action.arg("kind"))))
     value = None if raw is None else str(raw)
     return [*candidates, Candidate(proposal, describe(action.name, mark, value), action.name, mark, value)], len(candidates)
 
@@ -218,11 +219,11 @@ def match_action(candidates: list[Candidate], action: Action) -> int | None:
 
     The same action on the same element with the same value; ``click`` on a toggle also matches a
     ``check`` of it and the reverse; any answer of ``task_complete`` or ``task_unachievable`` and any wait
-    length match."""
+    length match, and so does any report of a discrepancy (the follower's proposal is the only report listed)."""
     target = action.element_id
     value = action.arg("text", action.arg("option"))
     for index, candidate in enumerate(candidates):
-        if candidate.kind in ("task_complete", "task_unachievable") and action.name == candidate.kind:
+        if candidate.kind in ("task_complete", "task_unachievable", "report_discrepancy") and action.name == candidate.kind:
             return index
         if candidate.kind == "wait" and action.name == "wait":
             return index

@@ -6,17 +6,15 @@ becomes a feature (``follower_pick``), so the trained head learns when the rule 
 oracle's choice differs from it (a residual policy: the rule is the prior, the head the correction).
 The follower keeps its own state from its own proposals; where the ranker chose otherwise, it sees
 the page that choice led to and carries on from there, as it would after a failed action. A report of
-a discrepancy is no action on the page (and no candidate): the follower's next action is asked for at
-once, so it stays in step with the page.
+a discrepancy is proposed like any action, one per step: it becomes a candidate of its own
+(``candidates.with_proposal``), so the ranker reports what the follower found (verification and the
+tasks that require a report need it) and a trained head can learn which reports to drop. The follower
+counts a report as made once proposed, so a dropped one is not proposed again.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from consoleagent.observation.types import Observation
-
-MAX_REPORTS = 8  # reports in a row before the follower's next action (a step with many missing labels)
 
 
 class FollowerShadow:
@@ -37,12 +35,7 @@ class FollowerShadow:
         if self.policy is None:
             return None
         try:
-            action = self.policy.act(observation).action
-            for _ in range(MAX_REPORTS):  # a report changes nothing on the page: what the follower does next is the proposal
-                if not action.startswith("report_discrepancy("):
-                    break
-                action = self.policy.act(replace(observation, last_error=None)).action
-            return action
+            return self.policy.act(observation).action
         except Exception:  # noqa: BLE001 - a feature must never end the learned policy's episode
             self.policy = None
             return None

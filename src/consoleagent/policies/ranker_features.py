@@ -24,8 +24,9 @@ from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifie
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
 # Kinds only the follower's proposal brings (``candidates.with_proposal``), counted as the kind they act like:
-# a goto returns to a page as back does, a hover opens a menu entry as a click does, a key press waits on the page.
-KIND_ALIASES = {"goto": "back", "hover": "click", "press": "wait"}
+# a goto returns to a page as back does, a hover opens a menu entry as a click does, a key press waits on the page,
+# and a report of a discrepancy leaves the page as a wait does.
+KIND_ALIASES = {"goto": "back", "hover": "click", "press": "wait", "report_discrepancy": "wait"}
 ROLE_GROUPS = {"button": 0, "link": 1, "textbox": 2, "searchbox": 2, "spinbutton": 2, "textarea": 2, "combobox": 3,
                "listbox": 3, "checkbox": 4, "radio": 4, "switch": 4, "tab": 5, "menuitem": 5, "treeitem": 5, "option": 5}
 N_ROLES = 7  # the groups above and "other or none"
@@ -36,6 +37,9 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "context_goal", "context_doc", "plan_next", "plan_near", "plan_done", "plan_value", "plan_any",
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
+# Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
+# reports became candidates), so features cached by an earlier version are computed anew.
+FEATURES_VERSION = 2
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48

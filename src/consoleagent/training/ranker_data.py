@@ -4,8 +4,8 @@ The collection goes through the same filters as the generative samples (``traini
 filter, errors, no-ops, loops, detours). Each kept step's recorded observation (its marks, goal,
 document, prepared resources, last error) is turned back into the candidate list the ranker would
 have built, and the teacher's action is located in it (``candidates.match_action``). A step whose
-action is not among the candidates (a report of a discrepancy, an option no observation showed) is
-counted under ``unmatched`` and left out. History is rebuilt from every earlier step of the
+action is not among the candidates (a report where the follower run alongside proposed none, an option
+no observation showed) is counted under ``unmatched`` and left out. History is rebuilt from every earlier step of the
 trajectory, kept or not, as the ranker would have lived it.
 
 The split is by document: a seeded share of the collection's documents is held out for validation,
@@ -18,12 +18,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from consoleagent.observation.types import Mark, Observation, rendered_sections
 
+
+
+TEACHER_STEPS = ("all", "until_divergence")
 
 
 @dataclass
@@ -74,7 +77,8 @@ def split_documents(documents: list[str], val_fraction: float, seed: int) -> lis
 
 def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: Any, specs: dict[str, Any] | None = None,
                       val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
-                      on_new_episode: Callable[[dict[str, Any]], None] | None = None) -> RankerData:
+                      on_new_episode: Callable[[dict[str, Any]], None] | None = None,
+                      teacher_steps: str = "all") -> RankerData:
     """Filter the collection, rebuild each kept step's candidates and features, split by document.
 
     ``results_dir`` may be a list of collections, teachers in order of preference: a task's kept
@@ -85,7 +89,9 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
 
     ``cache`` (trajectory path → its examples and counts, filled here) spares a rerun the encoder
     time of the episodes it has already seen (a collection grows; features cost seconds per step);
-    ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows)."""
+    ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows).
+    ``teacher_steps="until_divergence"`` keeps each episode's examples only up to its first step away from
+    the follower's proposal (``until_divergence``)."""
     from consoleagent.training.filters import apply_step_filters, episode_steps
 
     directories = list(results_dir) if isinstance(results_dir, list) else [results_dir]
@@ -107,6 +113,10 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
                 on_new_episode(cache)
         examples, episode_counts = cache[key]
         counts.update(episode_counts)
+        if teacher_steps == "until_divergence":
+            kept_examples = until_divergence(examples)
+            counts["after divergence"] += len(examples) - len(kept_examples)
+            examples = kept_examples
         (data.val if document_name in val_documents else data.train).extend(examples)
     counts["train"], counts["val"] = len(data.train), len(data.val)
     counts["kept_steps"] = len(kept_steps)
@@ -114,6 +124,47 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
         counts.update({f"tasks from {d}": sum(1 for t in taught.values() if t == str(d)) for d in directories})
     data.counts = dict(counts)
     return data
+
+
+def until_divergence(examples: list[RankerExample]) -> list[RankerExample]:
+    """An episode's examples up to and including the first whose teacher action is not the follower's proposal.
+
+    Why: a residual head learns where to leave the follower. Before the teacher first leaves it, the two
+    agree; at that step the teacher, which succeeded where the follower failed, shows the correction. After
+    it the follower run alongside is on a page its plan did not lead to, and the teacher's route differs
+    from its proposals in many equally valid ways; trained on those steps the head learned to leave the
+    follower early on held-out tasks (BENCHMARKS.md, "a residual head over the follower")."""
+    kept: list[RankerExample] = []
+    for example in sorted(examples, key=lambda e: e.step):
+        pick = follower_index(example)
+        if pick is not None and pick != example.label and same_choice(example.features, example.label, pick):
+            example = replace(example, label=pick)  # the same action on a twin element: no correction
+        kept.append(example)
+        if pick != example.label:
+            break
+    return kept
+
+
+def follower_index(example: RankerExample) -> int | None:
+    """The candidate the follower proposed at this step (None: it proposed none of them)."""
+    from consoleagent.policies.ranker_features import FOLLOWER_PICK
+
+    picked = example.features[:, FOLLOWER_PICK].nonzero().flatten().tolist()
+    return int(picked[0]) if picked else None
+
+
+def same_choice(rows: Any, a: int, b: int) -> bool:
+    """Whether two candidates read the same to the head and neither's table row or dialog names the goal's
+    resource: the same action on a twin element (the toolbar's "Create VPC" link and the empty table's).
+    Measured on the oracle's episodes: 5 of the 28 first steps away from the follower were such twins; as
+    corrections they teach the head to distrust the follower for nothing it could tell apart."""
+    from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, SCALAR_FEATURES
+
+    context_goal = SCALAR_FEATURES.index("context_goal")
+    kind_and_role = slice(len(SCALAR_FEATURES), None)
+    return (float(rows[a, COS_GOAL]) == float(rows[b, COS_GOAL]) and float(rows[a, COS_DOC]) == float(rows[b, COS_DOC])
+            and bool((rows[a, kind_and_role] == rows[b, kind_and_role]).all())
+            and float(rows[a, context_goal]) == float(rows[b, context_goal]) == 0.0)
 
 
 def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | None = None

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from consoleagent.training.ranker_data import TEACHER_STEPS
+
 EXAMPLES_FILE = "examples.pt"
 
 
@@ -35,6 +37,8 @@ class RankerSFTConfig:
     batch_size: int = 16  # steps per optimiser step (each its own softmax)
     hidden: int = 64
     follower_prior: float = 0.0  # > 0: a residual head over the documentation follower (policies.ranker.build_head)
+    teacher_steps: str = "all"  # "until_divergence": a teacher's episode ends, for training, at its first step
+    # away from the follower's proposal (ranker_data.until_divergence)
     val_fraction: float = 0.15  # share of documents held out
     seed: int = 0
 
@@ -55,6 +59,9 @@ class RankerSFTConfig:
                 raise ValueError(f"ranker SFT config: {name} must be at least 1, got {getattr(self, name)}")
         if self.follower_prior < 0:
             raise ValueError(f"ranker SFT config: follower_prior must be >= 0, got {self.follower_prior}")
+        if self.teacher_steps not in TEACHER_STEPS:
+            raise ValueError(f"ranker SFT config: teacher_steps must be one of {', '.join(TEACHER_STEPS)}, "
+                             f"got {self.teacher_steps!r}")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
 
@@ -87,20 +94,20 @@ def load_examples(config: RankerSFTConfig, out: Path) -> Any:
     import torch
 
     from consoleagent.encoder import neural_encoder
-    from consoleagent.policies.ranker_features import N_FEATURES
+    from consoleagent.policies.ranker_features import FEATURES_VERSION, N_FEATURES
     from consoleagent.training.ranker_data import build_ranker_data
 
     path = out / EXAMPLES_FILE
     cache: dict[str, Any] = {}
     if path.is_file():
         saved = torch.load(path, weights_only=False)
-        if saved.get("n_features") == N_FEATURES:
+        if (saved.get("n_features"), saved.get("version")) == (N_FEATURES, FEATURES_VERSION):
             cache = saved["episodes"]
     def save(episodes: dict[str, Any]) -> None:  # after every new episode: an interrupted run keeps its work
-        torch.save({"n_features": N_FEATURES, "episodes": episodes}, path)
+        torch.save({"n_features": N_FEATURES, "version": FEATURES_VERSION, "episodes": episodes}, path)
 
     data = build_ranker_data(config.collections, encoder=neural_encoder(), val_fraction=config.val_fraction,
-                             seed=config.seed, cache=cache, on_new_episode=save)
+                             seed=config.seed, cache=cache, on_new_episode=save, teacher_steps=config.teacher_steps)
     save(cache)
     return data
 

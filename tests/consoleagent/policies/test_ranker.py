@@ -309,3 +309,32 @@ def test_the_followers_proposal_is_a_candidate_even_where_the_candidates_lack_it
     rows = features(get_encoder(), EpisodeContext.build(page.goal, []), page, extended, [], 0, proposal=extended[-1].action)
     assert tuple(rows.shape) == (len(extended), N_FEATURES)  # a kind only proposals bring is scored too
     assert with_proposal(listed, page, "click(99)") == (listed, None)  # no such element
+
+
+def test_the_ranker_reports_what_the_follower_found_and_answers_in_its_words() -> None:
+    """Measured on vpc-create-vpc-with-vswitch-03/-04 (tasks that require a report): the follower's reports were
+    answered by the follower itself and were no candidates, so the ranker never reported and failed both."""
+    from consoleagent.policies.ranker import RankerPolicy
+    from consoleagent.policies.ranker_features import KIND_ALIASES
+
+    goal = "Create a VPC named ops-vpc with the IPv4 CIDR block 192.168.0.0/16."
+    document = ["In the left-side navigation pane, click **VPCs**.", "Click **Create VPC**.", "Click **OK**."]
+    page = Observation(url="http://c/vpc/vpcs", title="VPCs", text="VPCs", goal=goal, document=document,
+                       marks=[Mark(1, "link", "VPCs"), Mark(2, "link", "Create a VPC"), Mark(3, "link", "Help")])
+    policy = RankerPolicy(model="base", prior=8.0)
+    policy.reset(goal, document)
+    actions = [parse_action(policy.act(page).action) for _ in range(3)]
+    assert [a.name for a in actions] == ["click", "report_discrepancy", "click"]
+    assert actions[1].arg("kind") == "label_changed" and actions[1].arg("observed") == "Create a VPC"
+    assert actions[2].element_id == 2  # the follower carries on with the label the page shows
+    assert KIND_ALIASES["report_discrepancy"] == "wait"  # scored as an action that leaves the page as it is
+    listed = build_candidates(page)  # without the follower no report is listed
+    assert match_action(listed, parse_action('report_discrepancy(2, "label_changed", "a", "b")')) is None
+
+    gone = Observation(url="http://c/vpc/vpcs/create", title="Create VPC", text="", goal=goal,
+                       document=["Select **Zone** *cn-hangzhou-z*."], marks=[Mark(1, "link", "Help")])
+    policy = RankerPolicy(model="base", prior=30.0)
+    policy.reset(goal, gone.document)
+    answers = [policy.act(gone).action for _ in range(4)]
+    assert [parse_action(a).name for a in answers[1:3]] == ["report_discrepancy", "task_complete"]
+    assert parse_action(answers[2]).arg("answer") == "followed all 1 steps"  # the follower's words, not "done"

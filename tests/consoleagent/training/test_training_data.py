@@ -299,3 +299,43 @@ def test_ranker_teachers_in_order_of_preference(collected: Path, specs: dict[str
     assert len(episodes) == 1 and taught == {"ecs-keypair-create-01": str(follower_passed)}
     with pytest.raises(ValueError, match="non-train tasks .*vpc-create-vpc-with-vswitch-03"):
         preferred_episodes([follower_passed, collected], specs)
+
+
+def test_a_teachers_episode_ends_for_training_at_its_first_step_away_from_the_follower(tmp_path: Path) -> None:
+    """``teacher_steps: until_divergence``: the steps where teacher and follower agree, then the first
+    correction; the teacher's later route, where the follower is on a page its plan did not lead to, is left out."""
+    torch = pytest.importorskip("torch")
+    from consoleagent.policies.ranker_features import COS_GOAL, FOLLOWER_PICK, N_FEATURES
+    from consoleagent.training.ranker_data import RankerExample, until_divergence
+    from consoleagent.training.ranker_sft import RankerSFTConfig
+
+    def example(step: int, label: int, proposed: int, twins: bool = False) -> RankerExample:
+        rows = torch.zeros((3, N_FEATURES))
+        rows[:, COS_GOAL] = torch.tensor([0.5, 0.5, 0.5] if twins else [0.1, 0.2, 0.3])  # what the head reads of each
+        rows[proposed, FOLLOWER_PICK] = 1.0
+        return RankerExample("t", "d.md", step, rows, label, f"click({label})")
+
+    episode = [example(3, 0, 0), example(1, 1, 1), example(2, 2, 0), example(4, 1, 2), example(5, 1, 1)]
+    assert [e.step for e in until_divergence(episode)] == [1, 2]  # in step order; step 2 is the correction
+    assert [e.step for e in until_divergence([example(1, 0, 0), example(2, 1, 1)])] == [1, 2]  # never left: all
+    # a step away onto a twin (reads the same, no row naming the goal's resource) is agreement, labelled as the follower's
+    kept = until_divergence([example(1, 2, 0, twins=True), example(2, 1, 1), example(3, 2, 1)])
+    assert [(e.step, e.label) for e in kept] == [(1, 0), (2, 1), (3, 2)]
+    with pytest.raises(ValueError, match="teacher_steps must be one of all, until_divergence, got 'first'"):
+        (tmp_path / "ledger.jsonl").write_text("", encoding="utf-8")
+        RankerSFTConfig(collection=str(tmp_path), teacher_steps="first").validate()
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parents[3] / "configs" / "train").glob("*.yaml")))
+def test_every_shipped_training_config_loads_into_its_config_class(name: str) -> None:
+    """A misspelt key (``teacher_step:``) or a wrong type in a config `make train` runs fails here, not after
+    a 15-minute collection."""
+    from consoleagent.training.config import GRPORunConfig, SFTRunConfig, load_config, load_yaml
+    from consoleagent.training.ranker_sft import RankerSFTConfig
+
+    path = Path(__file__).resolve().parents[3] / "configs" / "train" / name
+    values = load_yaml(path)
+    cls = GRPORunConfig if "group_size" in values else RankerSFTConfig if "collection" in values else SFTRunConfig
+    config = load_config(cls, path)
+    if cls is RankerSFTConfig:
+        assert config.collections and config.teacher_steps in ("all", "until_divergence")
