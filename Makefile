@@ -24,7 +24,7 @@ bench:  ## run the quick benchmarks under bench/ (the suite benchmarks: see BENC
 	.venv/bin/python bench/bench_api.py
 	.venv/bin/python bench/bench_snapshot.py
 
-train:  ## reproduce the ranker's shipped head: both teachers' collections, residual SFT, then GRPO (CPU; docs/training.md)
+train:  ## reproduce the ranker's shipped head (both teachers' collections, residual SFT), then GRPO from it (CPU; docs/training.md)
 	@scripts/bootstrap.sh test,train
 	.venv/bin/consoleagent collect --policy docfollower --tasks split=train --runs 1 --workers 2 --out runs/collect-follower-2
 	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --out runs/collect
