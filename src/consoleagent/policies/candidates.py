@@ -14,7 +14,7 @@ the terminal ``task_complete`` and ``task_unachievable`` are always there. Nothi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from consoleagent.actions.spec import Action
@@ -189,7 +189,8 @@ def with_proposal(candidates: list[Candidate], observation: Observation,
     """The candidates with the documentation follower's proposal among them, and its index (None without
     one): a click on a disabled button (its reason is what the follower reads next), a value the follower
     derived ("9443/9443", the goal's password), a ``goto`` back, a report of a discrepancy. Without it the
-    ranker could never do what the follower would."""
+    ranker could never do what the follower would. Where the proposal is an answer, the listed answer
+    candidate carries the follower's words (its text, what the head reads, stays the same)."""
     from consoleagent.actions.parser import ActionParseError, parse_action
 
     if not proposal:
@@ -199,6 +200,10 @@ def with_proposal(candidates: list[Candidate], observation: Observation,
     except ActionParseError:
         return candidates, None
     index = match_action(candidates, action)
+    if index is not None and candidates[index].kind in ("task_complete", "task_unachievable"):
+        # the same answer in the follower's own words, which say why ("step 6: fill ... failed twice")
+        answered = replace(candidates[index], action=proposal)
+        return [*candidates[:index], answered, *candidates[index + 1:]], index
     mark = observation.mark(action.element_id) if action.element_id is not None else None
     if index is not None or (action.element_id is not None and mark is None):
         return candidates, index

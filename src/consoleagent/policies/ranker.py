@@ -188,7 +188,6 @@ class RankerPolicy:
         self.context = EpisodeContext.build(goal, list(document or []))
         self.shadow.reset(goal, document)
         self.proposal: str | None = None  # the follower's action at this step (a feature)
-        self.proposed: int | None = None  # its index among this step's candidates
         self.history: list[str] = []  # texts of the candidates chosen so far
         self.options: dict[tuple[str, str, str], list[str]] = {}
         self.turns = []
@@ -211,7 +210,6 @@ class RankerPolicy:
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
         if proposed is not None and proposed not in kept:
             kept = [*kept, proposed]  # the follower's choice is always scored
-        self.proposed = kept.index(proposed) if proposed is not None else None
         return [everything[i] for i in kept]
 
     def score(self, observation: Observation, candidates: list[Candidate]) -> tuple[Any, Any]:
@@ -246,12 +244,9 @@ class RankerPolicy:
         index, logp = self.choose(logits)
         self._choices += 1
         chosen = candidates[index]
-        action = chosen.action
-        if index == self.proposed and chosen.kind in ("task_complete", "task_unachievable") and self.proposal:
-            action = self.proposal  # the follower's own answer says why (a verification report shows it)
         self.turns.append(RankerTurn(rows, index, logp, {"candidates": len(candidates), "listed": self.listed}))
         self.history.append(chosen.text)
-        parse_action(action)  # every candidate is valid DSL; fail here, not in the environment
-        return Decision(action=action, thought=f"{chosen.text} (p={pow(2.718281828, logp):.2f})",
+        parse_action(chosen.action)  # every candidate is valid DSL; fail here, not in the environment
+        return Decision(action=chosen.action, thought=f"{chosen.text} (p={pow(2.718281828, logp):.2f})",
                         raw=chosen.text, latency_s=time.monotonic() - started,
                         meta={"candidates": len(candidates), "listed": self.listed, "logp": round(logp, 4)})

@@ -309,6 +309,9 @@ def test_the_followers_proposal_is_a_candidate_even_where_the_candidates_lack_it
     rows = features(get_encoder(), EpisodeContext.build(page.goal, []), page, extended, [], 0, proposal=extended[-1].action)
     assert tuple(rows.shape) == (len(extended), N_FEATURES)  # a kind only proposals bring is scored too
     assert with_proposal(listed, page, "click(99)") == (listed, None)  # no such element
+    answered, index = with_proposal(listed, page, 'task_unachievable("step 2: Delete is disabled")')
+    assert len(answered) == len(listed) and answered[index].action == 'task_unachievable("step 2: Delete is disabled")'
+    assert answered[index].text == listed[index].text  # the head reads the same answer
 
 
 def test_the_ranker_reports_what_the_follower_found_and_answers_in_its_words() -> None:
