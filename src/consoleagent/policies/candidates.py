@@ -26,6 +26,7 @@ from consoleagent.policies.goal_values import SHAPES, GoalValues, prepared_resou
 PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'
 UNACHIEVABLE_ACTION = 'task_unachievable("the goal cannot be reached in this console")'
+ANSWER_KINDS = ("task_complete", "task_unachievable")  # the actions that end an episode with an answer
 MAX_VALUES = 16
 MAX_LABEL_WORDS = 4  # a bold phrase this short may be a drop-down option ("Instance ID")
 MAX_NAME_CHARS = 60
@@ -200,7 +201,7 @@ def with_proposal(candidates: list[Candidate], observation: Observation,
     except ActionParseError:
         return candidates, None
     index = match_action(candidates, action)
-    if index is not None and candidates[index].kind in ("task_complete", "task_unachievable"):
+    if index is not None and candidates[index].kind in ANSWER_KINDS:
         # the same answer in the follower's own words, which say why ("step 6: fill ... failed twice")
         answered = replace(candidates[index], action=proposal)
         return [*candidates[:index], answered, *candidates[index + 1:]], index
@@ -228,7 +229,7 @@ def match_action(candidates: list[Candidate], action: Action) -> int | None:
     target = action.element_id
     value = action.arg("text", action.arg("option"))
     for index, candidate in enumerate(candidates):
-        if candidate.kind in ("task_complete", "task_unachievable", "report_discrepancy") and action.name == candidate.kind:
+        if candidate.kind in (*ANSWER_KINDS, "report_discrepancy") and action.name == candidate.kind:
             return index
         if candidate.kind == "wait" and action.name == "wait":
             return index

@@ -24,8 +24,6 @@ from typing import Any
 
 from consoleagent.observation.types import Mark, Observation, rendered_sections
 
-
-
 TEACHER_STEPS = ("all", "until_divergence")
 
 
