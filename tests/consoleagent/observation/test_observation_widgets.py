@@ -274,13 +274,15 @@ def test_a_splash_that_never_clears_is_waited_for_once(som: Any, site: str) -> N
 
 def test_settle_waits_for_a_short_timer_that_moves_focus(som: Any, site: str) -> None:
     """A tab panel that focuses its first field 200 ms after it is shown: an agent acting before then
-    would type into a field that then loses focus, so the timer is waited for."""
+    would type into a field that then loses focus, so the timer is waited for. (How long ``wait_settled`` itself
+    waited depends on how long the click took on a loaded machine: 0.148 s once in CI; what must hold is that
+    the focus had moved when it returned.)"""
     waited, tracker = _settle_page(som, f"{site}/form_more.html", SettleConfig())
     snap = snapshot(som)
     act(som, snap, f"click({by_name(snap, 'Definition').id})")
     waited = wait_settled(som, tracker, SettleConfig())
-    assert 0.15 <= waited < 1.5, waited
-    assert som.evaluate("document.activeElement.id") == "first"
+    assert som.evaluate("document.activeElement.id") == "first"  # the timer had fired when settling ended
+    assert waited < 1.5, waited
 
 
 def test_settle_is_not_held_by_a_timer_rearmed_forever(som: Any, site: str) -> None:
