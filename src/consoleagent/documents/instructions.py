@@ -23,16 +23,17 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick", "confirm", "goto", "rows"]
+               "find", "choose", "pick", "confirm", "goto", "rows", "type_in"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
 _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
                     + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
-# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values
+# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values;
 _CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter|fill in|select|choose)\s+the\s+"
                             r"\*\*[^*]+\*\*(?:\s*,\s*(?:the\s+)?\*\*[^*]+\*\*)*\s*,?\s*and\s+(?:the\s+)?\*\*[^*]+\*\*"
-                            r"|\b(?P<verb2>change|modify|update|edit)\s+the\s+\*\*[^*]+\*\*", re.I)
+                            # "optionally enter the **Instance Name**": one field, its value the goal's
+                            r"|\b(?P<verb2>change|modify|update|edit|enter|specify|fill in)\s+the\s+\*\*[^*]+\*\*", re.I)
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
 _WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)

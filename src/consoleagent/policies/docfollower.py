@@ -55,6 +55,8 @@ _CHANGE = re.compile(r"(?:change|modify|update|edit)\b", re.I)
 _DISABLED_WHY = re.compile(r'\bis disabled \("(?P<why>[^"]*)')
 WAIT_SECONDS = 3
 SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its page
+# "Enter a custom CIDR block", "Custom", "Other...": the entry of a list that opens a text field for any value
+_CUSTOM_ENTRY = re.compile(r"^\s*(?:enter\b|custom\b|other\b|specify\b|manual\w*\b)", re.I)
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 _PLACEHOLDER = re.compile(r"^\s*(select|choose|please|none|--|-)\b", re.I)
 # A command whose label ends in an ellipsis opens a dialog (a menu entry such as "Backup...")
@@ -197,9 +199,36 @@ class DocFollowerPolicy(Detours):
             choice = choose_option(offered, self.goal, self.related)
         if choice is None and ins.kind == "choose":
             choice = choose_by_meaning(offered, ins.value, self.goal, self.related)
+        if choice is None and ins.kind in ("fill", "select"):
+            choice = self._custom_entry(ins, offered)
         if choice is not None and choice != ins.value:
             ins.kind = "select" if ins.kind == "choose" else ins.kind
             ins.value, ins.errors = choice, ins.errors - 1
+
+    def _custom_entry(self, ins: Instruction, offered: list[str]) -> str | None:
+        """The list does not offer the goal's value but has an entry for any ("Enter a custom CIDR block"):
+        that entry is chosen and the value typed into the text field it opens, as a person would. Measured as
+        vpc-create-vpc-02/-04 giving up on "10.20.0.0/16"."""
+        custom = next((o for o in offered if _CUSTOM_ENTRY.search(o)), None)
+        if custom is None or not ins.value or ins.value.casefold() not in self.goal.casefold():
+            return None  # only the goal's own value: never a document's example typed in
+        typed = Instruction("type_in", ins.target, ins.value, text=ins.text, sentence=ins.sentence)
+        position = next((k for k, queued in enumerate(self.queue) if queued is ins), -1)
+        self.queue.insert(position + 1, typed)  # right after the list's own retry
+        return custom
+
+    def _type_in(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The value into the first editable text field after the list whose custom entry was chosen."""
+        self.queue.popleft()
+        at = next((k for k, m in enumerate(obs.marks) if m.role in CHOICE_ROLES and normalize(m.name) == normalize(ins.target)), None)
+        after = obs.marks[at + 1:] if at is not None else []
+        field = next((m for m in after if m.role in TEXT_ROLES and not {"readonly", "disabled"} & set(m.states)), None)
+        if field is None:
+            return self._report("element_removed", f"a text field for {ins.target!r}'s custom entry",
+                                "no editable text field after the list", ins, done=False)
+        self.fields_set[(field.name, field.context)] = self.step
+        return self._decide(Action("type", (field.id, ins.value)),
+                            f"Step {self.step}: {ins.target!r}'s custom entry: [{field.id}] {field.name!r} = {ins.value!r}.", None)
 
     def _decide(self, action: Action, thought: str, instruction: Instruction | None = None,
                 done: bool = True) -> Decision:
@@ -247,6 +276,8 @@ class DocFollowerPolicy(Detours):
             return self._select_rows(ins, obs)
         if ins.kind == "pick":
             return self._pick(ins, obs)
+        if ins.kind == "type_in":
+            return self._type_in(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))

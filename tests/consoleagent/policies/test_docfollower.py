@@ -409,6 +409,38 @@ def test_a_field_that_applies_only_to_other_choices_is_left_alone() -> None:
     assert essd.act(page("/disks", marks)).action == 'select(1, "PL1")'
 
 
+def test_a_list_without_the_goals_value_but_with_a_custom_entry_gets_that_entry_and_the_value_typed() -> None:
+    """"Enter a custom CIDR block" opens the CIDR block field: measured as vpc-create-vpc-02/-04 giving up on
+    "10.20.0.0/16" after selecting it twice. A document's example is never typed in that way."""
+    steps = ["Configure.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+             "| **IPv4 CIDR block** | The CIDR block of the VPC. | 10.0.0.0/8 |", "Click **OK**."]
+    marks = [Mark(1, "combobox", "IPv4 CIDR block", tag="select", value="192.168.0.0/16"),
+             Mark(2, "textbox", "CIDR block", value="192.168.0.0/16", states=["readonly"]), Mark(3, "button", "OK")]
+    error = '[1] has no option "10.20.0.0/16"; its options are: "192.168.0.0/16", "10.0.0.0/8", "Enter a custom CIDR block"'
+    policy = follower(steps, "Create a VPC named data-vpc with the IPv4 CIDR block 10.20.0.0/16.")
+    assert policy.act(page("/vpc/create", marks)).action == 'select(1, "10.20.0.0/16")'
+    assert policy.act(page("/vpc/create", marks, error=error)).action == 'select(1, "Enter a custom CIDR block")'
+    marks[1] = Mark(2, "textbox", "CIDR block", value="")
+    assert policy.act(page("/vpc/create", marks)).action == 'type(2, "10.20.0.0/16")'
+    assert policy.act(page("/vpc/create", marks)).action == "click(3)"
+    example = follower(steps, "Create a VPC named data-vpc.")
+    assert example.act(page("/vpc/create", marks)).action == 'select(1, "10.0.0.0/8")'
+    other = error.replace("10.20.0.0/16", "10.0.0.0/8", 1).replace('"10.0.0.0/8", ', "")
+    assert "custom" not in example.act(page("/vpc/create", marks, error=other)).action
+
+
+def test_a_field_the_document_says_to_enter_without_a_value_gets_the_goals_value_or_is_left_empty() -> None:
+    """"optionally enter the **Instance Name**": measured as the follower creating the instance without the goal's
+    name (ecs-instance-create-from-image-01, every run). Without a value in the goal the field stays empty."""
+    step = "In the **System Configurations** step, optionally enter the **Instance Name**. Click **Next**."
+    assert [(i.kind, i.target) for i in instructions_from(step)] == [("choose", "Instance Name"), ("click", "Next")]
+    marks = [Mark(1, "textbox", "Instance Name"), Mark(2, "button", "Next")]
+    named = follower([step], "Create an ECS instance named wp-node-02 from the custom image wp-golden.")
+    assert named.act(page("/ecs/instances/create", marks)).action == 'type(1, "wp-node-02")'
+    unnamed = follower([step], "Create an ECS instance from the custom image wp-golden.")
+    assert unnamed.act(page("/ecs/instances/create", marks)).action == "click(2)"
+
+
 def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
     """2026.09's instance wizard leaves the zone at "Select a zone" and no instance type chosen: measured as the
     follower clicking a disabled Next twice and giving up. A field the document never names is reported."""
@@ -536,6 +568,23 @@ def test_a_button_disabled_until_something_is_done_first_gets_that_done_and_is_p
     assert policy.act(page("/vpc/eips", eips)).action == 'goto("http://console.test/vpc/nat-gateways")'
     nat[1] = Mark(2, "button", "Delete", context="row: promo-nat ngw-1")
     assert policy.act(page("/vpc/nat-gateways", nat)).action == "click(2)"
+
+
+def test_a_reason_that_explains_before_it_says_what_to_do_first_is_read_to_its_last_sentence() -> None:
+    """"Only available (detached) disks can be released. Detach the disk first.": measured as the follower
+    scrolling for the dialog of a Release it never pressed (ecs-disk-release-03/-04, every run)."""
+    policy = follower(["Click **Release**.", "Click **Confirm**."], "Release the data disk meta-staging, which is "
+                      "still attached to the instance stage-01.")
+    disk = [Mark(1, "button", "Detach", context="main: meta-staging d-1"),
+            Mark(2, "button", "Release", context="main: meta-staging d-1", states=["disabled"])]
+    assert policy.act(page("/ecs/disks/d-1", disk)).action == "click(2)"
+    why = "button 'Release' [2] is disabled (\"Only available (detached) disks can be released. Detach the disk first.\")"
+    assert policy.act(page("/ecs/disks/d-1", disk, error=why)).action == "click(1)"
+    dialog = disk + [Mark(3, "button", "Confirm", context='dialog "Detach Disk"')]
+    assert policy.act(page("/ecs/disks/d-1", dialog)).action == "click(3)"
+    assert policy.act(page("/ecs/disks/d-1", disk)).action == 'goto("http://console.test/ecs/disks/d-1")'
+    disk[1] = Mark(2, "button", "Release", context="main: meta-staging d-1")
+    assert policy.act(page("/ecs/disks/d-1", disk)).action == "click(2)"
 
 
 def test_a_prerequisite_is_never_destructive_nor_done_for_another_resource() -> None:

@@ -36,12 +36,24 @@ from consoleagent.policies.docfollow.rows import acted_on, row_boxes
 UNDOING_VERBS = {"disassociate", "unassociate", "detach", "unbind", "unassign", "disable", "stop"}
 _FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+(?P<what>.+?)(?:\s+(?:of|from|in|on|with)\s+(?:this|the)\s+.+?)?"
                     r"\s+(?:first|before\s+\w+ing\b[^.]*)\.?$")
+
 # "alert: A key pair named 'bastion-key' already exists in this region.", and a goal that replaces it
 _EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
 _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 # "In the **Networking** step, select ...": a document step about one step of a wizard
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
 _NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
+
+
+def first_to_do(reason: str) -> re.Match[str] | None:
+    """What a disabled control's reason says to do first. The instruction is often the reason's last sentence,
+    after an explanation ("Only available (detached) disks can be released. Detach the disk first."), so each
+    sentence is read, the last one first."""
+    for sentence in reversed(re.split(r"(?<=[.!])\s+", reason.strip())):
+        wanted = _FIRST.match(sentence.strip())
+        if wanted is not None:
+            return wanted
+    return None
 
 
 class Detours:
@@ -145,7 +157,7 @@ class Detours:
         """A button disabled with what to do first ("Disassociate the EIPs of this NAT gateway first"): do it
         as a person would: find where that action is (its button, by the goal's resources' rows), confirm it,
         come back and press the button again. Once per reason; False when the reason asks for nothing."""
-        wanted = _FIRST.match(reason.strip())
+        wanted = first_to_do(reason)
         if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
             return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
         if wanted.group("verb").casefold() in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):

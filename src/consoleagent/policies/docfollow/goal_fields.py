@@ -34,6 +34,7 @@ STRUCTURE = {"the", "a", "an", "of", "in", "on", "and", "or", "with", "for", "to
 ROLE_WORDS = {"source": "from", "target": "to", "destination": "to", "origin": "from"}
 GENERIC = {"field", "value", "name", "type", "option", "box", "listbox", "list", "drop", "down", "switch", "the"}
 _VALUE_LIKE = re.compile(r"^(?:\$\{.+\}|[\"'].+[\"']|.*[_.\d/@:].*|[A-Z][A-Z0-9_]*|[A-Z])$")
+_ACRONYM = re.compile(r"[A-Z]{2,5}")  # ECS, VPC, EIP, RDS: a product's name, no digits
 _PATH = re.compile(r"(?<![\w/])(/[\w.@+-]+(?:/[\w.@+-]+)+)")
 
 
@@ -100,6 +101,12 @@ def _find_phrase(stems: list[str], words: list[str]) -> list[tuple[int, int]]:
     return found
 
 
+def _product_before(got: str, tokens: list[str], start: int, whole: bool) -> bool:
+    """"an *ECS* instance" for the field **Instance Name**: the product's acronym before one word of the label
+    names the kind of resource, not a value (measured: "ECS" typed as an instance's name)."""
+    return not whole and start > 0 and tokens[start - 1] == got and _ACRONYM.fullmatch(got) is not None
+
+
 def value_from_goal(label: str, goal: str) -> str | None:
     """The goal's value for the field ``label`` (see the module docstring), or None."""
     tokens = _tokens(goal)
@@ -125,7 +132,7 @@ def value_from_goal(label: str, goal: str) -> str | None:
         for start, end in spans:
             for got in (_after(tokens, end), _before(tokens, start)):
                 # a plain word is taken only beside the whole label, never beside one of its words
-                if got and (_VALUE_LIKE.match(got) or (not value_like and whole)):
+                if got and (_VALUE_LIKE.match(got) or (not value_like and whole)) and not _product_before(got, tokens, start, whole):
                     return got
     if words == ["value"]:  # an option's value: "the option debug set to true"
         setting = re.search(r"\bset\s+to\s+(\S+)", goal or "", re.I)
