@@ -212,10 +212,17 @@ class DocFollowerPolicy(Detours):
         custom = next((o for o in offered if _CUSTOM_ENTRY.search(o)), None)
         if custom is None or not ins.value or ins.value.casefold() not in self.goal.casefold():
             return None  # only the goal's own value: never a document's example typed in
+        if self._named_in_another_step(ins.target):
+            return None  # the VPC's "IPv4 CIDR block" found for the vSwitch's: the list may be another step's
         typed = Instruction("type_in", ins.target, ins.value, text=ins.text, sentence=ins.sentence)
         position = next((k for k, queued in enumerate(self.queue) if queued is ins), -1)
         self.queue.insert(position + 1, typed)  # right after the list's own retry
         return custom
+
+    def _named_in_another_step(self, label: str) -> bool:
+        """Whether another document step names a field of this label (a form with two "IPv4 CIDR block"s)."""
+        return any(normalize(i.target) == normalize(label) for number, text in enumerate(self.document, 1)
+                   if number != self.step for i in instructions_from(text))
 
     def _type_in(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The value into the first editable text field after the list whose custom entry was chosen."""

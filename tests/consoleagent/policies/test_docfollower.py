@@ -427,6 +427,18 @@ def test_a_list_without_the_goals_value_but_with_a_custom_entry_gets_that_entry_
     assert example.act(page("/vpc/create", marks)).action == 'select(1, "10.0.0.0/8")'
     other = error.replace("10.20.0.0/16", "10.0.0.0/8", 1).replace('"10.0.0.0/8", ', "")
     assert "custom" not in example.act(page("/vpc/create", marks, error=other)).action
+    # The vSwitch's "IPv4 CIDR block" (step 2) found as the VPC's list (step 1): measured as the vSwitch's block
+    # typed into the VPC's field and the wrong VPC created (vpc-create-vpc-with-vswitch-03/-04)
+    vswitch = ["Configure the VPC.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+               "| **IPv4 CIDR block** | The CIDR block of the VPC. | 10.0.0.0/8 |",
+               "Configure the vSwitch.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+               "| **IPv4 CIDR block** | The CIDR block of the vSwitch. | 10.1.0.0/24 |"]
+    two = follower(vswitch, "Create a VPC with the IPv4 CIDR block 10.0.0.0/8 and a vSwitch with 10.1.3.0/24.")
+    assert two.act(page("/vpc/create", marks)).action == 'select(1, "10.0.0.0/8")'
+    marks[0] = Mark(1, "combobox", "IPv4 CIDR block", tag="select", value="10.0.0.0/8")
+    assert two.act(page("/vpc/create", marks)).action == 'select(1, "10.1.3.0/24")'
+    missing = error.replace("10.20.0.0/16", "10.1.3.0/24", 1)
+    assert "custom" not in two.act(page("/vpc/create", marks, error=missing)).action
 
 
 def test_a_field_the_document_says_to_enter_without_a_value_gets_the_goals_value_or_is_left_empty() -> None:
