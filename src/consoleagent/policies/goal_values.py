@@ -197,10 +197,15 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     if len(options) < 2:
         return None
     goal_words = {stem(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}
-    words = [{stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in options]
-    shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
-    named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
-    return named[0] if len(named) == 1 else None
+    # "**Online (the instance keeps running)**": a choice's explanation in brackets rarely stands in the goal, so
+    # its name before the brackets is tried when the whole text names none
+    for texts in (options, [o.split("(")[0] or o for o in options]):
+        words = [{stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in texts]
+        shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
+        named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
+        if named:
+            return named[0] if len(named) == 1 else None
+    return None
 
 
 _UNCHANGED = re.compile(r"\b(?:without changing|not changing|keeping|keep|leaving|leave)\s+(?:the|their|its)\s+"

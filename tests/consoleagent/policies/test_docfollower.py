@@ -453,6 +453,20 @@ def test_a_field_the_document_says_to_enter_without_a_value_gets_the_goals_value
     assert unnamed.act(page("/ecs/instances/create", marks)).action == "click(2)"
 
 
+def test_a_choice_the_goal_names_by_the_words_before_its_explanation_is_chosen() -> None:
+    """"**Online (the instance keeps running)** ... or **Offline (the disk is detached or the instance is
+    stopped)**" and a goal that says "online": measured as the follower resizing offline, the example
+    (ecs-disk-resize-03). Neither name in the goal: the example stays."""
+    from consoleagent.policies.goal_values import option_in_goal
+
+    options = ["Online (the instance keeps running)", "Offline (the disk is detached or the instance is stopped)"]
+    assert option_in_goal(options, "Expand the disk of the running instance git-01 online, without stopping the "
+                                   "instance, to 100 GiB.") == options[0]
+    assert option_in_goal(options, "Expand the detached disk meta-01 to 100 GiB offline.") == options[1]
+    assert option_in_goal(options, "Expand the disk meta-01 to 100 GiB.") is None
+    assert option_in_goal(["Allow", "Deny"], "Add a rule that allows TCP port 22.") == "Allow"
+
+
 def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
     """2026.09's instance wizard leaves the zone at "Select a zone" and no instance type chosen: measured as the
     follower clicking a disabled Next twice and giving up. A field the document never names is reported."""
