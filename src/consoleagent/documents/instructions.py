@@ -29,7 +29,7 @@ _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
 _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
                     + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
-# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values;
+# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values
 _CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter|fill in|select|choose)\s+the\s+"
                             r"\*\*[^*]+\*\*(?:\s*,\s*(?:the\s+)?\*\*[^*]+\*\*)*\s*,?\s*and\s+(?:the\s+)?\*\*[^*]+\*\*"
                             # "optionally enter the **Instance Name**": one field, its value the goal's

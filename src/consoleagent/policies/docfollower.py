@@ -311,6 +311,8 @@ class DocFollowerPolicy(Detours):
         # group button that folds the menu
         in_menu = _IN_NAVIGATION.search(ins.sentence or ins.text or self._hint())
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=NAVIGATION_PREFERRED if in_menu else CLICK_PREFERRED)
+        if match is None and ins.kind == "click" and radio_group(ins.target, obs):
+            return self._select_in_group(ins, radio_group(ins.target, obs))
         if match is not None and "disabled" in match.mark.states:
             gap = self._required_gap(ins, obs)
             if gap is not None:
@@ -441,6 +443,16 @@ class DocFollowerPolicy(Detours):
             return None
         action = Action("check" if on else "uncheck", (mark.id,))
         return self._decide(action, f"Step {self.step}: {action.name} {ins.target!r}: [{mark.id}] {mark.name!r}.", ins)
+
+    def _select_in_group(self, ins: Instruction, group: list[Mark]) -> Decision | None:
+        """"Select the **Logon Credential**": the page's radio group of that name, not a missing element (measured as
+        a false ``element_removed`` on a correct document once the follower reached that wizard's goal). The radio
+        the goal names is clicked; else the one already checked stands; else the first, as for a field."""
+        chosen = _radio_for_goal(group, self.goal) or next((r for r in group if "checked" in r.states), group[0])
+        if "checked" in chosen.states:
+            self.queue.popleft()
+            return None
+        return self._click_option(ins, chosen)
 
     def _click_option(self, ins: Instruction, mark: Mark) -> Decision | None:
         if mark.role in TOGGLE_ROLES:

@@ -467,6 +467,20 @@ def test_a_choice_the_goal_names_by_the_words_before_its_explanation_is_chosen()
     assert option_in_goal(["Allow", "Deny"], "Add a rule that allows TCP port 22.") == "Allow"
 
 
+def test_select_the_name_of_a_radio_group_is_the_group_not_a_missing_element() -> None:
+    """"select the **Logon Credential**" on a page whose radio group of that name holds "Custom Password": measured
+    as a false ``element_removed`` (a DRIFT on a correct document, release 2026.03) once the follower reached the
+    goal of ecs-instance-create-from-image. The radio the goal names is clicked instead of the checked one."""
+    step = "Select the **Logon Credential** and click **Next**."
+    marks = [Mark(1, "radio", "Key Pair"), Mark(2, "radio", "Custom Password", states=["checked"]),
+             Mark(3, "button", "Next")]
+    text = 'radiogroup "Logon Credential":\n  [1] radio "Key Pair"\n  [2] radio "Custom Password"\n[3] button "Next"'
+    password = follower([step], "Create an instance named web-01 with the logon password Web#2026.")
+    assert password.act(page("/ecs/instances/create", marks, text=text)).action == "click(3)"
+    key = follower([step], "Create an instance named web-01 bound to the key pair ops-key.")
+    assert key.act(page("/ecs/instances/create", marks, text=text)).action == "check(1)"
+
+
 def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
     """2026.09's instance wizard leaves the zone at "Select a zone" and no instance type chosen: measured as the
     follower clicking a disabled Next twice and giving up. A field the document never names is reported."""

@@ -36,7 +36,6 @@ from consoleagent.policies.docfollow.rows import acted_on, row_boxes
 UNDOING_VERBS = {"disassociate", "unassociate", "detach", "unbind", "unassign", "disable", "stop"}
 _FIRST = re.compile(r"^(?P<verb>[A-Z][a-z]+)\s+(?:the|its|all)\s+(?P<what>.+?)(?:\s+(?:of|from|in|on|with)\s+(?:this|the)\s+.+?)?"
                     r"\s+(?:first|before\s+\w+ing\b[^.]*)\.?$")
-
 # "alert: A key pair named 'bastion-key' already exists in this region.", and a goal that replaces it
 _EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
 _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
