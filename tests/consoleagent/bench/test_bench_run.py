@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tests import sigint_as_default
+
 import pytest
 
 from consoleagent.bench.harness import BenchConfig, run_bench
@@ -41,7 +43,7 @@ def test_two_workers_resume_after_an_interruption(tmp_path: Path) -> None:
     out = tmp_path / "results"
     env = {**os.environ, "COLUMNS": "200"}
     first = subprocess.Popen(bench_command(out), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=sigint_as_default)
     deadline = time.monotonic() + 240
     while not ledger_lines(out) and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -3,7 +3,7 @@ file left behind by a command that failed, and output a CI log can be read and g
 
 from __future__ import annotations
 
-from tests import ROOT
+from tests import ROOT, sigint_as_default
 import json
 import os
 import signal
@@ -150,7 +150,8 @@ def test_bootstrap_installs_nothing_for_extras_an_earlier_install_covers(tmp_pat
 @pytest.mark.browser
 def test_ctrl_c_stops_verify_promptly_with_one_line(tmp_path: Path, browser: object) -> None:  # browser: skip without Chromium
     process = subprocess.Popen([sys.executable, "-m", "consoleagent", "verify", str(SUITE_DOCS / "vpc"), "--workers", "2",
-                                "--out", "report"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--out", "report"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_as_default)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (tmp_path / "report" / "episodes" / "run.json").exists():
         time.sleep(0.5)
