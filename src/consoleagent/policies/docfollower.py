@@ -311,8 +311,9 @@ class DocFollowerPolicy(Detours):
         # group button that folds the menu
         in_menu = _IN_NAVIGATION.search(ins.sentence or ins.text or self._hint())
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=NAVIGATION_PREFERRED if in_menu else CLICK_PREFERRED)
-        if match is None and ins.kind == "click" and radio_group(ins.target, obs):
-            return self._select_in_group(ins, radio_group(ins.target, obs))
+        group = radio_group(ins.target, obs) if match is None and ins.kind == "click" else []
+        if group:
+            return self._select_in_group(ins, group)
         if match is not None and "disabled" in match.mark.states:
             gap = self._required_gap(ins, obs)
             if gap is not None:
@@ -445,9 +446,9 @@ class DocFollowerPolicy(Detours):
         return self._decide(action, f"Step {self.step}: {action.name} {ins.target!r}: [{mark.id}] {mark.name!r}.", ins)
 
     def _select_in_group(self, ins: Instruction, group: list[Mark]) -> Decision | None:
-        """"Select the **Logon Credential**": the page's radio group of that name, not a missing element (measured as
-        a false ``element_removed`` on a correct document once the follower reached that wizard's goal). The radio
-        the goal names is clicked; else the one already checked stands; else the first, as for a field."""
+        """A radio group named by the document ("Select the **Instance Type**", and as a click "Select the **Logon
+        Credential**", once measured as a false ``element_removed`` on a correct document): the radio the goal names
+        is clicked; else the one already checked stands; else the first."""
         chosen = _radio_for_goal(group, self.goal) or next((r for r in group if "checked" in r.states), group[0])
         if "checked" in chosen.states:
             self.queue.popleft()
@@ -611,11 +612,7 @@ class DocFollowerPolicy(Detours):
                 return self._click_option(ins, option.mark)
             group = radio_group(ins.target, obs)
             if group:  # "Select the **Instance Type**": a radio group, its options the radios
-                chosen = _radio_for_goal(group, self.goal)
-                if chosen is None and not any("checked" in r.states for r in group):
-                    chosen = group[0]
-                if chosen is not None and "checked" not in chosen.states:
-                    return self._click_option(ins, chosen)
+                return self._select_in_group(ins, group)
             self.queue.popleft()  # a field the document only describes, not on this form: nothing to do
             return None
         mark = match.mark
