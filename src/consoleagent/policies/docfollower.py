@@ -31,6 +31,7 @@ from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark
 from consoleagent.policies.docfollow.optional_rows import optional_add
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
@@ -100,6 +101,7 @@ class DocFollowerPolicy(Detours):
         self.batch = False  # rows of the goal's resources are selected: later buttons act on the selection
         self._opened_at = 1  # the document step of the last click on the page (not in a dialog)
         self.replaced = False  # the existing resource the goal replaces was deleted first
+        self.tail_read = False  # the goal's command after the document's procedure ("then start it again") is queued
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -119,6 +121,10 @@ class DocFollowerPolicy(Detours):
         self._replace_existing(observation)
         while True:
             if not self.queue:
+                if not self.pending and not self.tail_read:
+                    self.tail_read = True
+                    self.queue.extend(filter(None, [tail_instruction(self.goal, self.document)]))
+                    continue
                 if not self.pending:
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
                 reordered = self._wizard_order(observation)
@@ -158,7 +164,8 @@ class DocFollowerPolicy(Detours):
         why = _DISABLED_WHY.search(observation.last_error)
         if why and self._prerequisite(last, why.group("why"), observation):
             return None
-        if why and re.match(r"only\b", why.group("why"), re.I):
+        # (a reason the follower acted on already is the console between states: waited for below)
+        if why and re.match(r"only\b", why.group("why"), re.I) and why.group("why") not in self.prerequisites:
             # "Only running instances can be stopped": not for the resource as it is; so is the rest of the
             # sentence ("If it is Running, click Stop, click Confirm, and click Refresh until ...")
             self.queue = deque(i for i in self.queue if i is not last and not (last.sentence and i.sentence == last.sentence))
@@ -237,6 +244,28 @@ class DocFollowerPolicy(Detours):
         return self._decide(Action("type", (field.id, ins.value)),
                             f"Step {self.step}: {ins.target!r}'s custom entry: [{field.id}] {field.name!r} = {ins.value!r}.", None)
 
+    def _goal_tail(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The goal's command after the document's procedure (``goal_tail``): clicked in the resource's row once
+        enabled, the list refreshed while it is not (the instance still "Stopping"), confirmed when a dialog asks.
+        Not there, or never enabled: the document's procedure is done and the goal is no document to report
+        against, so nothing is reported."""
+        mark = command_mark(ins.target, obs, self.names)
+        if mark is None or ("disabled" in mark.states and ins.waits >= self.max_waits):
+            self.queue.popleft()
+            return None
+        if "disabled" in mark.states:
+            ins.waits += 1
+            refresh = find_mark("Refresh", obs.marks, roles={"button"})
+            if ins.waits % 2 == 0 and refresh is not None and refresh.quality == "exact":
+                return self._decide(Action("click", (refresh.mark.id,)), f"{ins.target!r} is disabled: refresh the list "
+                                    f"[{refresh.mark.id}].", None)
+            return self._decide(Action("wait", (self.wait_seconds,)), f"{ins.target!r} is disabled; waiting for the "
+                                f"console.", None)
+        self.queue.popleft()
+        self.queue.appendleft(Instruction("confirm", ins.target, text=ins.text))  # its dialog, when one asks
+        return self._decide(Action("click", (mark.id,)), f"The goal goes on after the document ({ins.text!r}): "
+                            f"click [{mark.id}] {mark.role} {mark.name!r}.", None)
+
     def _decide(self, action: Action, thought: str, instruction: Instruction | None = None,
                 done: bool = True) -> Decision:
         if instruction is not None and done and self.queue and self.queue[0] is instruction:
@@ -285,6 +314,8 @@ class DocFollowerPolicy(Detours):
             return self._pick(ins, obs)
         if ins.kind == "type_in":
             return self._type_in(ins, obs)
+        if ins.kind == "tail":
+            return self._goal_tail(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))
@@ -293,12 +324,20 @@ class DocFollowerPolicy(Detours):
             return None
         if ins.kind in ("fill", "select"):
             match = self._find(ins, obs, roles=FIELD_ROLES)
+            if match is not None and match.mark.role in TOGGLE_ROLES and not _a_switch_state(ins.value):
+                # "Key Pair: pos-ops-key" is the list named like the radio that shows it, not that radio
+                # (measured as ecs-instance-create-04: the list left empty and Next disabled)
+                listed = self._find(ins, obs, roles=FIELD_ROLES - TOGGLE_ROLES)
+                match = listed if listed is not None and listed.quality != "fuzzy" else match
             if match is None or match.quality == "fuzzy":
                 # Radio groups and segmented buttons: the options are the marks, not the field.
                 option = find_mark(ins.value, obs.marks, roles=TOGGLE_ROLES | {"button", "tab"}, hint=self._hint())
                 if option is not None and option.quality != "fuzzy":
                     return self._click_option(ins, option.mark)
-                if match is None and any("checked" in r.states for r in radio_group(ins.target, obs)):
+                group = radio_group(ins.target, obs) if match is None else []
+                if group and self._listed_choice_gone(ins):
+                    return self._choice_gone(ins, group)
+                if any("checked" in r.states for r in group):
                     # "Image: Alibaba Cloud Linux, 3.2104 LTS 64-bit" for a radio group "Image" whose radios are
                     # kinds (Public/Custom): the field is there and holds a choice; nothing missing to report
                     self.queue.popleft()
@@ -455,6 +494,24 @@ class DocFollowerPolicy(Detours):
             return None
         return self._click_option(ins, chosen)
 
+    def _listed_choice_gone(self, ins: Instruction) -> bool:
+        """Whether the value is one of the choices the document lists for the field ("**Key Pair**, **Custom
+        Password**, or **Set Later**"), and so a radio the group should have, rather than a value of another
+        kind ("Alibaba Cloud Linux" for a group of image kinds)."""
+        return any(normalize(o) == normalize(ins.value) for o in ins.options)
+
+    def _choice_gone(self, ins: Instruction, group: list[Mark]) -> Decision:
+        """A choice the document lists is gone from its radio group: reported as ``element_removed``. When it is
+        the goal's own choice ("without setting any logon credential now (it will be set later)" for **Set
+        Later**), no other radio does what the goal asks, so the follower stops there (measured as
+        ecs-instance-create-05/-06, which the follower created with the default credential)."""
+        if option_in_goal(ins.options, self.goal) == ins.value:
+            self.stopped = (f"step {self.step}: the goal asks for {ins.value!r} of {ins.target!r}, which the console "
+                            f"no longer offers")
+        offered = ", ".join(repr(r.name) for r in group)
+        return self._report("element_removed", f"the choice {ins.value!r} of {ins.target!r}",
+                            f"no such choice; the choices are {offered}", ins, done=True)
+
     def _click_option(self, ins: Instruction, mark: Mark) -> Decision | None:
         if mark.role in TOGGLE_ROLES:
             return self._toggle(ins, mark, True)
@@ -587,10 +644,27 @@ class DocFollowerPolicy(Detours):
         goal says to leave as it is ("without changing their names")."""
         if left_unchanged(ins.target, self.goal):
             return True  # "... without changing their names": the name field keeps what it has
+        if self._for_another_choice(ins):
+            return True
         if not ins.condition or value_from_goal(ins.target, self.goal) is not None:
             return False
         wanted = terms(ins.condition) - {"disk", "instance", "resource", "type", "one"}
         return bool(wanted) and not wanted & terms(self.goal)
+
+    def _for_another_choice(self, ins: Instruction) -> bool:
+        """A field named after one of the choices another field of the step lists, when the goal picks another:
+        **Logon Password** belongs to **Custom Password** of "**Key Pair**, **Custom Password**, or **Set Later**",
+        so a goal "without setting any logon credential now (it will be set later)" leaves it alone (measured as
+        the follower taking the **Custom Password** radio for a renamed **Logon Password** and typing one)."""
+        own = terms(ins.target)
+        for other in instructions_from(self._hint()):
+            if len(other.options) < 2 or normalize(other.target) == normalize(ins.target):
+                continue
+            chosen = option_in_goal(other.options, self.goal)
+            owners = [o for o in other.options if terms(o) & own]
+            if chosen is not None and len(owners) == 1 and normalize(owners[0]) != normalize(chosen):
+                return True
+        return False
 
     def _visible_heading(self, label: str, obs: Observation) -> bool:
         want = normalize(label)
@@ -783,6 +857,13 @@ def toggle_wanted(value: str) -> bool:
     if words[0] in ("not", "no", "never", "dont") or words[:2] in (["do", "not"], ["don", "t"]):
         return False
     return " ".join(words) not in FALSE_WORDS
+
+
+def _a_switch_state(value: str) -> bool:
+    """Whether a document's value says how a check box or switch stands ("Selected", "Do not enable", "Off")
+    rather than what to type or choose; an empty value is a switch's too."""
+    words = set(normalize(value).split())
+    return not words or bool(words & (TRUE_WORDS | FALSE_WORDS | {"not", "never"}))
 
 
 def _plural_of(label: str, name: str) -> bool:

@@ -31,6 +31,7 @@ NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )
 RENAMED = re.compile(r"\b(?:rename|change)\b[^.;]*?\bto\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
 QUOTED = re.compile(r"[\"“']([^\"”']{2,})[\"”']")
 _INSTEAD = re.compile(r"(?P<new>[\w./:-]*\w)\s+instead\s+of\s+(?P<old>[\w./:-]*\w)", re.IGNORECASE)
+_MOVED_FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.IGNORECASE)  # "from the ECS instance game-01": where it was
 _FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)  # the value after it is the current one ...
 _TO = re.compile(r"(?:\s*[A-Za-z]{1,6})?\s+to\s+\d", re.IGNORECASE)  # ... when "(unit) to <the wanted one>" follows
 # "the password Jump#Host2026", "reset the logon password of jump-host to Jump#Host2026": a word with a letter,
@@ -115,14 +116,19 @@ class GoalValues:
         shape = next((s for s in SHAPES if s.fullmatch(example.strip())), None)
         pattern = re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"s?\s+(?:(?:is|of|to|=|set to)\s+)?"
                              r"(?:[\"“](?P<quoted>[^\"”]+)[\"”]|(?P<value>[\w./:-]*\w))", re.IGNORECASE)
+        found = []
         for match in pattern.finditer(self.goal):
             group = "quoted" if match.group("quoted") else "value"
             value, key = match.group(group), (match.start(group), match.group(group))
             if key in self._used or not (shape.fullmatch(value) if shape else re.search(r"[\d_./:-]", value)):
                 continue
-            self._used.add(key)
-            return value
-        return None
+            found.append((bool(_MOVED_FROM.search(self.goal[:match.start()])), key))
+        # "Move the EIP from the ECS instance game-01 to the ECS instance game-02": the one it goes to
+        if not found:
+            return None
+        key = min(found, key=lambda f: f[0])[1]
+        self._used.add(key)
+        return key[1]
 
     def _port_range(self) -> str | None:
         """"port 8080" as the range 8080/8080, "ports 8000 to 9000" as 8000/9000 (the console's form)."""
@@ -172,9 +178,12 @@ class GoalValues:
 
     def _password(self, use: bool = True) -> str | None:
         """The password-like word after "password" (else the first in the goal: "web-01" before "password"
-        is a name)."""
+        is a name). A goal that never says "password" gives none: "ecs.g7.large" has a letter, a digit and a
+        sign too (measured as an instance type typed into **Logon Password**)."""
         after = self.goal.casefold().find("password")
-        for start in ([after, 0] if after >= 0 else [0]):
+        if after < 0:
+            return None
+        for start in (after, 0):
             found = PASSWORD.search(self.goal, start)
             if found:
                 if use:

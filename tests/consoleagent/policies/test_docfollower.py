@@ -982,3 +982,112 @@ def test_a_required_description_the_goal_says_nothing_of_gets_one_made_up() -> N
     assert report.name == "report_discrepancy" and report.args[1] == "field_added_required"
     assert policy.act(page("/vpc/vswitches", dialog)).action == 'type(1, "doc-description")'
     assert policy.act(page("/vpc/vswitches", dialog)).action == "click(2)"
+
+
+def test_the_goals_command_after_the_document_is_clicked_in_its_row_once_enabled_and_confirmed() -> None:
+    """"Stop build-agent-7, wait until it is fully stopped, then start it again": measured as the follower ending
+    at the document's last step (ecs-instance-stop-03/-04, ecs-instance-start-03 on the training split)."""
+    policy = follower(["Click **Stop**.", "Click **Confirm**."],
+                      "Stop the ECS instance build-agent-7, wait until it is fully stopped, then start it again.")
+    rows = [Mark(1, "button", "Refresh"),
+            Mark(2, "button", "Stop", context="row: build-agent-7-b i-2 Running"),
+            Mark(3, "button", "Start", context="row: build-agent-7-b i-2 Running", states=["disabled"]),
+            Mark(4, "button", "Stop", context="row: build-agent-7 i-1 Running"),
+            Mark(5, "button", "Start", context="row: build-agent-7 i-1 Running", states=["disabled"])]
+    assert policy.act(page("/ecs/instances", rows)).action == "click(4)"
+    assert policy.act(page("/ecs/instances", rows + [Mark(6, "button", "Confirm", context='dialog "Stop"')])).action == "click(6)"
+    assert policy.act(page("/ecs/instances", rows)).action == "wait(3)"  # the row's Start is still disabled
+    assert policy.act(page("/ecs/instances", rows)).action == "click(1)"  # then the list is refreshed
+    rows[4] = Mark(5, "button", "Start", context="row: build-agent-7 i-1 Stopped")
+    assert policy.act(page("/ecs/instances", rows)).action == "click(5)"  # the goal's row, never build-agent-7-b's
+    assert policy.act(page("/ecs/instances", rows)).action.startswith("task_complete(")  # no dialog asked
+
+
+def test_a_goal_clause_with_objects_of_its_own_or_one_the_document_clicks_adds_nothing() -> None:
+    from consoleagent.policies.docfollow.goal_tail import tail_command
+    assert tail_command("Start cache-node-2 and, once it is running, restart it.", ["Click **Start**."]) == "Restart"
+    assert tail_command("Change the type of ml-trainer and start it again afterwards.", ["Click **Start**."]) is None
+    assert tail_command("Create the disk scratch and attach it to build-01 once it is available.", []) is None
+    assert tail_command("Create a key pair named ops-key and keep it.", []) is None
+    policy = follower(["Click **Stop**."], "Stop the instance web-1, then start it again.")
+    other = [Mark(1, "button", "Stop", context="row: web-1 i-1"), Mark(2, "button", "Start", context="row: web-2 i-2")]
+    assert policy.act(page("/ecs/instances", other)).action == "click(1)"
+    assert policy.act(page("/ecs/instances", other)).action.startswith("task_complete(")  # another row's Start: no
+
+
+CREDENTIAL_STEP = ("In the **System Configurations** step, configure the logon credential and click **Next**.\n"
+                   "| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                   "| **Logon Credential** | **Key Pair**, **Custom Password**, or **Set Later** to reset the password "
+                   "later. | Custom Password |\n"
+                   "| **Logon Password** and **Confirm Password** | 8 to 30 characters. | Doc@2026pass |")
+LATER = "Create an ecs.g7.large instance named lab-vm, without setting any logon credential now (it will be set later)."
+
+
+def test_fields_of_a_choice_the_goal_does_not_pick_are_left_alone_and_no_value_of_another_kind_is_a_password() -> None:
+    """Measured as ecs-instance-create-06: **Custom Password** taken for a renamed **Logon Password**, and the
+    instance type "ecs.g7.large" (a letter, a digit and a sign) typed as the password."""
+    policy = follower([CREDENTIAL_STEP], LATER)
+    radios = [Mark(1, "radio", "Custom Password", states=["checked"]), Mark(2, "radio", "Set Later"),
+              Mark(3, "button", "Next")]
+    text = 'radiogroup "Logon Credential":\n  [1] radio "Custom Password"\n  [2] radio "Set Later"\n[3] button "Next"'
+    assert policy.act(page("/ecs/create", radios, text=text)).action == "check(2)"
+    radios[0], radios[1] = Mark(1, "radio", "Custom Password"), Mark(2, "radio", "Set Later", states=["checked"])
+    assert policy.act(page("/ecs/create", radios, text=text)).action == "click(3)"
+    from consoleagent.policies.goal_values import GoalValues
+    assert GoalValues(LATER).value_for("Logon Password", "Doc@2026pass") == "Doc@2026pass"
+    assert GoalValues("Create web-9 with the logon password Shop#Web2026.").value_for("Logon Password", "x") == "Shop#Web2026"
+
+
+def test_a_listed_choice_the_goal_asks_for_gone_from_its_radio_group_is_reported_and_the_follower_stops() -> None:
+    """Measured as ecs-instance-create-05: **Set Later** removed, and the follower created the instance anyway."""
+    policy = follower([CREDENTIAL_STEP], LATER)
+    radios = [Mark(1, "radio", "Key Pair"), Mark(2, "radio", "Custom Password", states=["checked"]), Mark(3, "button", "Next")]
+    text = 'radiogroup "Logon Credential":\n  [1] radio "Key Pair"\n  [2] radio "Custom Password"\n[3] button "Next"'
+    decision = policy.act(page("/ecs/create", radios, text=text))
+    assert decision.action.startswith('report_discrepancy(1, "element_removed", "the choice \'Set Later\'')
+    assert policy.act(page("/ecs/create", radios, text=text)).action.startswith("task_unachievable(")
+    example = follower([CREDENTIAL_STEP], "Create an ecs.g7.large instance named lab-vm.")  # the document's own
+    radios += [Mark(4, "textbox", "Logon Password"), Mark(5, "textbox", "Confirm Password")]  # example is there
+    assert example.act(page("/ecs/create", radios, text=text + '\n[4] textbox "Logon Password"')).action == \
+        'type(4, "Doc@2026pass")'
+
+
+def test_a_resource_the_goal_moves_is_first_undone_in_its_row_when_only_a_free_one_can_be_used() -> None:
+    """"Only an available EIP can be associated" for "Move the EIP game-eip from game-01 to game-02": measured as
+    vpc-associate-eip-with-ecs-02/-03/-04 (training split) reporting the Associate dialog's fields missing."""
+    steps = ["Find the EIP and click **Associate** in the **Actions** column.", "Click **OK**."]
+    row = "row: 47.1.1.1 eip-1 game-eip | Associated | i-1 EcsInstance"
+    eips = [Mark(1, "button", "Associate", context=row, states=["disabled"]), Mark(2, "button", "Disassociate", context=row)]
+    why = "button 'Associate' [1] is disabled (\"Only an available EIP can be associated\")"
+    policy = follower(steps, "Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02.")
+    assert policy.act(page("/vpc/eips", eips)).action == "click(1)"
+    assert policy.act(page("/vpc/eips", eips, error=why)).action == "click(2)"  # the row's Disassociate
+    dialog = eips + [Mark(3, "button", "Confirm", context='dialog "Disassociate EIP"')]
+    assert policy.act(page("/vpc/eips", dialog)).action == "click(3)"
+    assert policy.act(page("/vpc/eips", eips)).action == "click(1)"
+    assert policy.act(page("/vpc/eips", eips, error=why)).action == "wait(3)"  # still "Unassociating"
+    eips[0] = Mark(1, "button", "Associate", context=row.replace("Associated | i-1 EcsInstance", "Available"))
+    assert policy.act(page("/vpc/eips", eips)).action == "click(1)"
+    from consoleagent.policies.goal_values import GoalValues
+    moved = GoalValues("Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02.")
+    assert moved.value_for("ECS instance", "doc-web-01 (i-...) · Running") == "game-02"  # where it goes, not where it was
+    plain = follower(steps, "Associate the EIP game-eip with the ECS instance game-02.")  # no move: nothing undone
+    blocked = [Mark(1, "button", "Associate", context=row, states=["disabled"]), Mark(2, "button", "Disassociate", context=row)]
+    assert plain.act(page("/vpc/eips", blocked)).action == "click(1)"
+    assert plain.act(page("/vpc/eips", blocked, error=why)).action != "click(2)"
+
+
+def test_a_value_for_a_field_named_like_a_radio_goes_into_the_field_not_the_radio() -> None:
+    """"Key Pair: pos-ops-key" beside a **Key Pair** radio: measured as ecs-instance-create-04, the list left empty."""
+    policy = follower(["Configure the following parameters.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                       "| **Key Pair** | The key pair to bind. | doc-key |"], "Create web-1 bound to the key pair pos-ops-key.")
+    marks = [Mark(1, "radio", "Key Pair", states=["checked"]), Mark(2, "combobox", "Key Pair", tag="select")]
+    assert policy.act(page("/ecs/create", marks)).action == 'select(2, "pos-ops-key")'
+
+
+def test_a_switch_the_goal_names_before_its_participle_is_set() -> None:
+    """"with auto-renewal enabled": measured as ecs-instance-create-04 leaving **Enable auto-renewal** cleared."""
+    from consoleagent.policies.docfollow.goal_fields import switch_from_goal
+    assert switch_from_goal("Enable auto-renewal", "Create a subscription instance with auto-renewal enabled.") is True
+    assert switch_from_goal("Enable auto-renewal", "Create a subscription instance with auto-renewal disabled.") is False
+    assert switch_from_goal("Enable auto-renewal", "Create a subscription instance for 1 month.") is None

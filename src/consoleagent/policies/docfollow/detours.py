@@ -41,6 +41,10 @@ _EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
 _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 # "In the **Networking** step, select ...": a document step about one step of a wizard
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
+# "Only an available EIP can be associated", "Only available data disks can be attached.": the resource is in use
+_ONLY_STATE = re.compile(r"^only\s+(?:an?\s+)?(?:available|detached|unattached|unassociated|unbound|idle|unused)\b", re.I)
+# "Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02": the goal takes it from one to another
+_MOVE = re.compile(r"\bfrom\s+(?:the\s+)?[\w .-]+?\s+to\s+(?:the\s+)?[\w .-]+", re.I)
 _NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
 
 
@@ -69,6 +73,7 @@ class Detours:
     discrepancies: int
     stopped: str | None
     batch: bool
+    _clicked_in: str
     replaced: bool
     _opened_at: int
     values: Any
@@ -157,6 +162,8 @@ class Detours:
         as a person would: find where that action is (its button, by the goal's resources' rows), confirm it,
         come back and press the button again. Once per reason; False when the reason asks for nothing."""
         wanted = first_to_do(reason)
+        if wanted is None and reason not in self.prerequisites:
+            return self._undo_to_move(ins, reason, obs)
         if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
             return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
         if wanted.group("verb").casefold() in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):
@@ -168,6 +175,25 @@ class Detours:
             again.path = whole_path(again)
         steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
                  Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
+        self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
+        return True
+
+    def _undo_to_move(self, ins: Instruction, reason: str, obs: Observation) -> bool:
+        """"Only an available EIP can be associated" when the goal moves the resource ("Move the EIP game-eip from
+        game-01 to game-02"): the row's undoing button (**Disassociate**) first, confirmed, then the disabled one
+        again, as a person moving it would. Only with the goal's "from ... to ...", only in the row of the button
+        that said so, and only an undoing verb (measured as vpc-associate-eip-with-ecs-02/-03/-04 on the training
+        split, where the follower reported the Associate dialog's fields missing)."""
+        if not (_ONLY_STATE.match(reason) and _MOVE.search(self.goal) and self._clicked_in.startswith("row")):
+            return False
+        undo = next((m for m in obs.marks if m.context == self._clicked_in and "disabled" not in m.states
+                     and m.role in ("button", "link", "menuitem") and m.name.split(" ")[0].casefold() in UNDOING_VERBS), None)
+        if undo is None:
+            return False
+        self.prerequisites.add(reason)
+        again = replace(ins, errors=0, waits=0)
+        steps = [Instruction("find", undo.name, text=reason, candidates=[undo.name], guarded=True),
+                 Instruction("confirm", "", text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True
 

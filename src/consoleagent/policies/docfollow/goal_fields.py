@@ -193,6 +193,9 @@ def _before(tokens: list[str], index: int) -> str | None:
 
 _SWITCH_ON = {"enable", "activate", "allow"}
 _SWITCH_OFF = {"disable", "deactivate", "stop", "cancel"}
+# "with auto-renewal enabled": the participle after the switch's words (measured as ecs-instance-create-04)
+_SWITCHED_ON = {stem(w) for w in ("enabled", "activated", "allowed")}
+_SWITCHED_OFF = {stem(w) for w in ("disabled", "deactivated", "stopped", "cancelled")}
 
 
 def switch_from_goal(label: str, goal: str) -> bool | None:
@@ -202,11 +205,13 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
     if not words:
         return None
     stems = [stem(t) for t in _tokens(goal)]
-    if words[0] in _SWITCH_ON and len(words) > 1:  # "Enable auto-renewal": "disable auto-renewal" turns it off
-        rest, plain = words[1:], [stem(w) for w in _label_words(goal)]
+    if words[0] in _SWITCH_ON and len(words) > 1:  # "Enable auto-renewal": "disable auto-renewal" turns it off,
+        rest, plain = words[1:], [stem(w) for w in _label_words(goal)]  # and so does "auto-renewal disabled"
         for i, s in enumerate(plain):
             if plain[i + 1:i + 1 + len(rest)] == rest and s in _SWITCH_OFF | _SWITCH_ON:
                 return s in _SWITCH_ON
+            if i >= len(rest) and plain[i - len(rest):i] == rest and s in _SWITCHED_OFF | _SWITCHED_ON:
+                return s in _SWITCHED_ON
     for i, s in enumerate(stems):
         if s == words[0] and i > 0 and stems[i - 1] in ("without", "not", "no", "never"):
             return False
