@@ -202,6 +202,8 @@ class DocFollowerPolicy(Detours):
         if ins.amount:
             choice = next((o for o in offered if normalize(o) in (normalize(ins.amount), normalize(ins.value))
                            or normalize(o).startswith(normalize(ins.amount) + " ")), None)
+        if choice is None and ins.value:  # "game-02" is the option "game-02 (i-ariy...) · Running"
+            choice = next((o for o in offered if normalize(o).startswith(normalize(ins.value) + " ")), None)
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
         if choice is None and ins.kind == "choose":

@@ -1071,6 +1071,12 @@ def test_a_resource_the_goal_moves_is_first_undone_in_its_row_when_only_a_free_o
     from consoleagent.policies.goal_values import GoalValues
     moved = GoalValues("Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02.")
     assert moved.value_for("ECS instance", "doc-web-01 (i-...) · Running") == "game-02"  # where it goes, not where it was
+    move = follower(["Configure the following parameters.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                     "| **ECS instance** | The instance. | doc-web-01 (i-...) · Running |"], moved.goal)
+    listed = [Mark(7, "combobox", "ECS instance", tag="select")]
+    assert move.act(page("/vpc/eips", listed)).action == 'select(7, "game-02")'
+    offered = 'select [7] has no option "game-02"; its options are: "game-01 (i-1) · Running", "game-02 (i-2) · Running"'
+    assert move.act(page("/vpc/eips", listed, error=offered)).action == 'select(7, "game-02 (i-2) · Running")'
     plain = follower(steps, "Associate the EIP game-eip with the ECS instance game-02.")  # no move: nothing undone
     blocked = [Mark(1, "button", "Associate", context=row, states=["disabled"]), Mark(2, "button", "Disassociate", context=row)]
     assert plain.act(page("/vpc/eips", blocked)).action == "click(1)"
