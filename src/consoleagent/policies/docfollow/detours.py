@@ -182,7 +182,7 @@ class Detours:
         """"Only an available EIP can be associated" when the goal moves the resource ("Move the EIP game-eip from
         game-01 to game-02"): the row's undoing button (**Disassociate**) first, confirmed, then the disabled one
         again, as a person moving it would. Only with the goal's "from ... to ...", only in the row of the button
-        that said so, and only an undoing verb (measured as vpc-associate-eip-with-ecs-02/-03/-04 on the training
+        that said so, and only an undoing verb (measured as vpc-associate-eip-with-ecs-02/-04 on the training
         split, where the follower reported the Associate dialog's fields missing)."""
         if not (_ONLY_STATE.match(reason) and _MOVE.search(self.goal) and self._clicked_in.startswith("row")):
             return False
