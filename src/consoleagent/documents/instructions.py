@@ -102,6 +102,7 @@ class Instruction:
     changes_only: bool = False  # fill: a row of a "change the parameters" table: set only when the goal changes it
     row: str = ""  # click: only in the row of this resource (a batch operation done one row at a time)
     per_row: bool = False  # part of a batch operation redone one row at a time: its dialogs are the row's own
+    elsewhere: str = ""  # find: never in this context (the row whose disabled button asked for what is found)
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

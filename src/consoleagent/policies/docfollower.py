@@ -28,7 +28,7 @@ from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
 from consoleagent.policies.docfollow.explore import Explorer, terms
-from consoleagent.policies.docfollow.marks import Match, find_mark
+from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import optional_add
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
@@ -94,6 +94,7 @@ class DocFollowerPolicy(Detours):
         self._clicked_in = ""  # where its element was (its dialog, its row)
         self._form_step: int | None = None  # the document step of the last field set
         self.prerequisites: set[str] = set()  # the "do X first" reasons acted on
+        self.cleared: dict[str, int] = {}  # rounds of deleting what the goal lets go, by reason
         self.stopped: str | None = None  # why the follower cannot go on (its next action gives up)
         self._resources_read = False  # the ids of the goal's prepared resources are in row_hints
         self.related: list[str] = []  # values of the goal's prepared resources (the zone of its vSwitch)
@@ -562,12 +563,18 @@ class DocFollowerPolicy(Detours):
         verify this, which is not the document's fault, so it says so and stops."""
         labels = ins.candidates or ([ins.target] if ins.target else [])
         page_names = any(n.casefold() in f"{obs.url} {obs.title}".casefold() for n in self.row_hints)
+        guard, marks = self.row_hints, obs.marks
+        if ins.elsewhere:  # what is *in* the blocked resource: rows naming it (its name and id, the row's first
+            # cell), never the resource itself nor its siblings (a VPC's other vSwitches name the VPC too), and
+            # never a button disabled for the same reason
+            guard = [h for h in self.row_hints if names_in(ins.elsewhere.split("|")[0], [h])]
+            page_names = False
+            marks = [m for m in marks if m.context != ins.elsewhere and "disabled" not in m.states]
         for label in labels:
-            match = find_mark(label, obs.marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
-                              names=self.names)
-            if match is not None and ins.guarded and not page_names and not any(
-                    n.casefold() in match.mark.context.casefold() for n in self.row_hints):
-                continue  # a prerequisite is done for the goal's resource only, never for another row's
+            match = find_mark(label, marks, exclude=TEXT_ROLES, hint=self._hint(), prefer=CLICK_PREFERRED,
+                              names=guard if ins.elsewhere else self.names)
+            if match is not None and ins.guarded and not page_names and not names_in(match.mark.context, guard):
+                continue  # a prerequisite is done for the goal's resource only, never for another row's (whole names)
             # a disabled menu entry is for another selection: keep looking (a disabled button says why when clicked)
             if match is not None and match.quality != "fuzzy" and not (
                     match.mark.role == "menuitem" and "disabled" in match.mark.states):

@@ -1097,3 +1097,30 @@ def test_a_switch_the_goal_names_before_its_participle_is_set() -> None:
     assert switch_from_goal("Enable auto-renewal", "Create a subscription instance with auto-renewal enabled.") is True
     assert switch_from_goal("Enable auto-renewal", "Create a subscription instance with auto-renewal disabled.") is False
     assert switch_from_goal("Enable auto-renewal", "Create a subscription instance for 1 month.") is None
+
+
+def test_what_is_in_a_resource_the_goal_lets_go_is_deleted_first_never_a_sibling() -> None:
+    """"Delete the instances in this vSwitch first" when the goal says the NAT gateway in it "is no longer needed
+    either": measured as vpc-delete-vswitch-03 (training split) giving up. A first version deleted the VPC's other
+    vSwitch, whose row names the VPC too: only rows naming the blocked resource itself count."""
+    goal = "Delete the vSwitch egress-vsw of the VPC egress-vpc; the NAT gateway deployed in it is no longer needed either."
+    policy = follower(["Find the vSwitch and click **Delete**.", "Click **Confirm**."], goal)
+    blocked = "row: egress-vsw vsw-1 | Available | egress-vpc"
+    vswitches = [Mark(1, "link", "NAT gateways"), Mark(2, "button", "Delete", context="row: egress-vpc-keep-vsw vsw-2 | egress-vpc"),
+                 Mark(3, "button", "Delete", context=blocked)]
+    assert policy.act(page("/vpc/vswitches", vswitches)).action == "click(3)"
+    why = "button 'Delete' [3] is disabled (\"Delete the instances in this vSwitch first\")"
+    assert policy.act(page("/vpc/vswitches", vswitches, error=why)).action == "click(1)"  # not the sibling's Delete
+    nats = [Mark(4, "button", "Delete", context="row: other-nat ngw-2 | vsw-9 other-vsw"),
+            Mark(5, "button", "Delete", context="row: egress-vsw-nat ngw-1 | vsw-1 egress-vsw")]
+    assert policy.act(page("/vpc/nat-gateways", nats)).action == "click(5)"
+    dialog = nats + [Mark(6, "button", "Confirm", context='dialog "Delete NAT gateway"')]
+    assert policy.act(page("/vpc/nat-gateways", dialog)).action == "click(6)"
+    assert policy.act(page("/vpc/nat-gateways", nats)).action == 'goto("http://console.test/vpc/vswitches")'
+    from consoleagent.policies.docfollow.detours import let_go
+    assert let_go(goal) == "the NAT gateway deployed in it is no longer needed either"  # what the search looks for
+    assert let_go("Delete the VPC m-vpc together with everything that is still in it; leave m-vpc-prod.") == \
+        "everything that is still in it"  # never "the VPC m-vpc", which would draw the search back to it
+    unasked = follower(["Find the vSwitch and click **Delete**."], "Delete the vSwitch egress-vsw of the VPC egress-vpc.")
+    assert unasked.act(page("/vpc/vswitches", vswitches)).action == "click(3)"
+    assert unasked.act(page("/vpc/vswitches", vswitches, error=why)).action == "wait(3)"  # nothing deleted unasked

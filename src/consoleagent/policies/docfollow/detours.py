@@ -41,11 +41,30 @@ _EXISTS = re.compile(r"^\s*alert:.*\balready exists\b", re.I)
 _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 # "In the **Networking** step, select ...": a document step about one step of a wizard
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
+# "Delete the vSwitches, custom route tables and NAT gateways in this VPC first" is done only when the goal lets
+# the resource's contents go: "together with everything that is still in it", "the NAT gateway deployed in it is
+# no longer needed either" (measured as vpc-delete-vpc-02/-03 and vpc-delete-vswitch-03 on the training split)
+REMOVING_VERBS = {"delete", "release", "remove"}
+_DEPENDENTS_TOO = re.compile(r"\b(?:together with|along with|with everything|everything (?:that is )?(?:still )?in it|"
+                             r"no longer needed|including (?:its|the|all)|and all (?:its|of its))\b", re.I)
+MAX_CLEARED = 4  # rounds of "delete what is in it first" for one reason (one resource each)
 # "Only an available EIP can be associated", "Only available data disks can be attached.": the resource is in use
 _ONLY_STATE = re.compile(r"^only\s+(?:an?\s+)?(?:available|detached|unattached|unassociated|unbound|idle|unused)\b", re.I)
 # "Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02": the goal takes it from one to another
 _MOVE = re.compile(r"\bfrom\s+(?:the\s+)?[\w .-]+?\s+to\s+(?:the\s+)?[\w .-]+", re.I)
 _NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
+
+
+def let_go(goal: str) -> str:
+    """What the goal lets go with the resource, in its words: "the NAT gateway deployed in it is no longer needed
+    either" (the reason's "instances" says less), "everything that is still in it"; never the resource itself,
+    which would draw a search back to it."""
+    found = _DEPENDENTS_TOO.search(goal)
+    if found is None:
+        return ""
+    start = max(goal.rfind(mark, 0, found.start()) for mark in ";,.")
+    clause = goal[start + 1:] if re.match(r"no longer", found.group(0), re.I) else goal[found.end():]
+    return re.split(r"[;,.]", clause)[0].strip()
 
 
 def first_to_do(reason: str) -> re.Match[str] | None:
@@ -70,6 +89,7 @@ class Detours:
     names: list[str]
     row_hints: list[str]
     prerequisites: set[str]
+    cleared: dict[str, int]
     discrepancies: int
     stopped: str | None
     batch: bool
@@ -164,17 +184,26 @@ class Detours:
         wanted = first_to_do(reason)
         if wanted is None and reason not in self.prerequisites:
             return self._undo_to_move(ins, reason, obs)
-        if wanted is None or reason in self.prerequisites or wanted.group("verb").casefold() not in UNDOING_VERBS:
+        if wanted is None:
+            return False
+        verb = wanted.group("verb").casefold()
+        clearing = verb in REMOVING_VERBS and bool(_DEPENDENTS_TOO.search(self.goal))
+        if verb not in UNDOING_VERBS and not clearing:
             return False  # never a destructive "Delete the vSwitches ... first" the goal did not ask for
-        if wanted.group("verb").casefold() in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):
+        if reason in self.prerequisites and not (clearing and self.cleared.get(reason, 0) < MAX_CLEARED):
+            return False  # an undoing reason once; what the goal lets go, one resource per round, a few rounds
+        if verb in ("stop", "disable") and not reason.rstrip(". ").endswith("first"):
             return False  # "Stop the instance before changing its type": the document's own steps stop it; wait
         self.prerequisites.add(reason)
+        self.cleared[reason] = self.cleared.get(reason, 0) + clearing
         verb = wanted.group("verb")
         again = replace(ins, errors=0, waits=0)
         if again.kind == "navigate":
             again.path = whole_path(again)
-        steps = [Instruction("find", verb, wanted.group("what"), text=reason, candidates=[verb], guarded=True),
-                 Instruction("confirm", "", text=reason), Instruction("goto", obs.url, text=reason), again]
+        what = f"{wanted.group('what')}: {let_go(self.goal)}" if clearing else wanted.group("what")
+        found = Instruction("find", verb, what, text=reason, candidates=[verb], guarded=True,
+                            elsewhere=self._clicked_in if clearing else "")  # what is in it, not the resource itself
+        steps = [found, Instruction("confirm", verb, text=reason), Instruction("goto", obs.url, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True
 
@@ -193,7 +222,7 @@ class Detours:
         self.prerequisites.add(reason)
         again = replace(ins, errors=0, waits=0)
         steps = [Instruction("find", undo.name, text=reason, candidates=[undo.name], guarded=True),
-                 Instruction("confirm", "", text=reason), again]
+                 Instruction("confirm", undo.name, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True
 
@@ -210,14 +239,15 @@ class Detours:
         self.queue = deque([Instruction("find", "Cancel", text=alert, candidates=["Cancel", "Close"]),
                             Instruction("find", "Delete", "delete the existing one", text=alert, candidates=["Delete"],
                                         guarded=True),
-                            Instruction("confirm", "", text=alert), Instruction("goto", obs.url, text=alert)])
+                            Instruction("confirm", "Delete", text=alert), Instruction("goto", obs.url, text=alert)])
         self.pending = [*range(self._opened_at, self.step + 1), *self.pending]
         self.values.reset()  # the goal's values go into the form again
 
     def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
-        """The confirmation a prerequisite's action may open: its button when a dialog asks; else nothing."""
+        """The confirmation a prerequisite's action may open: its button when a dialog asks (a save button, or one
+        named like the action: the **Delete** of a "Delete vSwitch" dialog); else nothing."""
         self.queue.popleft()
-        for label in SAVE_LABELS:
+        for label in [*SAVE_LABELS, *([ins.target] if ins.target else [])]:
             match = find_mark(label, [m for m in obs.marks if "dialog" in m.context], exclude=TEXT_ROLES)
             if match is not None and match.quality == "exact" and "disabled" not in match.mark.states:
                 return self._decide(Action("click", (match.mark.id,)), f"Step {self.step}: confirm: [{match.mark.id}] "

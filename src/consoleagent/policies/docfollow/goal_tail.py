@@ -19,6 +19,7 @@ import re
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.documents.labels import normalize
 from consoleagent.observation.types import Mark, Observation
+from consoleagent.policies.docfollow.marks import names_in
 
 # The goal's last clause: ", then start it again.", ", restart it.", " and start it again afterwards."
 _TAIL = re.compile(r"(?:,|\band\b|\bthen\b)\s*(?:and\s+)?(?:then\s+)?(?P<verb>[a-z]+)\s+(?:it|them)"
@@ -53,9 +54,8 @@ def command_mark(command: str, obs: Observation, names: list[str]) -> Mark | Non
     is not the row of "build-agent-7-b"), or anywhere on a page whose URL or title names it. Never another
     row's button, and never a button merely like the command: a goal is no document to report against."""
     on_its_page = any(n.casefold() in f"{obs.url} {obs.title}".casefold() for n in names)
-    patterns = [re.compile(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])") for n in names]
     candidates = [m for m in obs.marks if m.role in COMMAND_ROLES and normalize(m.name) == normalize(command)]
-    in_row = [m for m in candidates if any(p.search(m.context.casefold()) for p in patterns)]
+    in_row = [m for m in candidates if names_in(m.context, names)]
     if in_row:
         return min(in_row, key=lambda m: "disabled" in m.states)
     if on_its_page:

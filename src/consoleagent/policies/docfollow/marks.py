@@ -57,6 +57,11 @@ def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
     return position == len(want)
 
 
+def names_in(context: str, names: list[str]) -> bool:
+    """Whether ``context`` names one of ``names`` whole: "legacy-crm" is not in the row of "legacy-crm-b"."""
+    return any(re.search(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])", context.casefold()) for n in names if n)
+
+
 def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, exclude: set[str] | None = None,
               hint: str = "", prefer: list[str] | None = None, names: list[str] | None = None,
               avoid: set[tuple[str, str]] | None = None) -> Match | None:
