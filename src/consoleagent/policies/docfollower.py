@@ -203,8 +203,8 @@ class DocFollowerPolicy(Detours):
         if ins.amount:
             choice = next((o for o in offered if normalize(o) in (normalize(ins.amount), normalize(ins.value))
                            or normalize(o).startswith(normalize(ins.amount) + " ")), None)
-        if choice is None and ins.value:  # "game-02" is the option "game-02 (i-ariy...) · Running"
-            choice = next((o for o in offered if normalize(o).startswith(normalize(ins.value) + " ")), None)
+        if choice is None and ins.value:  # "game-02" is the option "game-02 (i-ariy...) · Running", whole:
+            choice = next((o for o in offered if _starts_with_name(o, ins.value)), None)  # never "branch-vpc-old"
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
         if choice is None and ins.kind == "choose":
@@ -866,6 +866,12 @@ def toggle_wanted(value: str) -> bool:
     if words[0] in ("not", "no", "never", "dont") or words[:2] in (["do", "not"], ["don", "t"]):
         return False
     return " ".join(words) not in FALSE_WORDS
+
+
+def _starts_with_name(option: str, name: str) -> bool:
+    """Whether the option begins with the whole name: "game-02 (i-2) · Running" with "game-02", but not
+    "branch-vpc-old (10.99.0.0/16)" with "branch-vpc" (measured as a verification run choosing the old VPC)."""
+    return bool(name.strip()) and re.match(rf"\s*{re.escape(name.strip())}(?![\w.-])", option, re.I) is not None
 
 
 def _a_switch_state(value: str) -> bool:

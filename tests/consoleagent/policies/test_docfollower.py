@@ -1077,6 +1077,9 @@ def test_a_resource_the_goal_moves_is_first_undone_in_its_row_when_only_a_free_o
     assert move.act(page("/vpc/eips", listed)).action == 'select(7, "game-02")'
     offered = 'select [7] has no option "game-02"; its options are: "game-01 (i-1) · Running", "game-02 (i-2) · Running"'
     assert move.act(page("/vpc/eips", listed, error=offered)).action == 'select(7, "game-02 (i-2) · Running")'
+    from consoleagent.policies.docfollower import _starts_with_name
+    assert not _starts_with_name("branch-vpc-old (10.99.0.0/16)", "branch-vpc")  # a longer name is another resource
+    assert _starts_with_name("branch-vpc (192.168.0.0/16)", "branch-vpc")
     plain = follower(steps, "Associate the EIP game-eip with the ECS instance game-02.")  # no move: nothing undone
     blocked = [Mark(1, "button", "Associate", context=row, states=["disabled"]), Mark(2, "button", "Disassociate", context=row)]
     assert plain.act(page("/vpc/eips", blocked)).action == "click(1)"
