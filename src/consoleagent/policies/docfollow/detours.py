@@ -43,7 +43,7 @@ _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
 # "Delete the vSwitches, custom route tables and NAT gateways in this VPC first" is done only when the goal lets
 # the resource's contents go: "together with everything that is still in it", "the NAT gateway deployed in it is
-# no longer needed either" (measured as vpc-delete-vpc-02/-03 and vpc-delete-vswitch-03 on the training split)
+# no longer needed either" (measured as vpc-delete-vpc-02 and vpc-delete-vswitch-03 on the training split giving up)
 REMOVING_VERBS = {"delete", "release", "remove"}
 _DEPENDENTS_TOO = re.compile(r"\b(?:together with|along with|with everything|everything (?:that is )?(?:still )?in it|"
                              r"no longer needed|including (?:its|the|all)|and all (?:its|of its))\b", re.I)
