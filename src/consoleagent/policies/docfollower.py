@@ -103,6 +103,7 @@ class DocFollowerPolicy(Detours):
         self._opened_at = 1  # the document step of the last click on the page (not in a dialog)
         self.replaced = False  # the existing resource the goal replaces was deleted first
         self.tail_read = False  # the goal's command after the document's procedure ("then start it again") is queued
+        self.listed: list[Instruction] = []  # the current step's fields with listed choices ("A, B, or C")
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -130,7 +131,9 @@ class DocFollowerPolicy(Detours):
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
                 reordered = self._wizard_order(observation)
                 self.step = self.pending.pop(0)
-                self.queue.extend(self._with_goal_values(instructions_from(self.document[self.step - 1])))
+                found = instructions_from(self.document[self.step - 1])
+                self.listed = [i for i in found if len(i.options) >= 2]
+                self.queue.extend(self._with_goal_values(found))
                 if reordered is not None:
                     return reordered
                 continue
@@ -666,8 +669,8 @@ class DocFollowerPolicy(Detours):
         so a goal "without setting any logon credential now (it will be set later)" leaves it alone (measured as
         the follower taking the **Custom Password** radio for a renamed **Logon Password** and typing one)."""
         own = terms(ins.target)
-        for other in instructions_from(self._hint()):
-            if len(other.options) < 2 or normalize(other.target) == normalize(ins.target):
+        for other in self.listed:
+            if normalize(other.target) == normalize(ins.target):
                 continue
             chosen = option_in_goal(other.options, self.goal)
             owners = [o for o in other.options if terms(o) & own]

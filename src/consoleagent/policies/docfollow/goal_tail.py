@@ -32,21 +32,20 @@ COMMAND_ROLES = {"button", "menuitem", "link"}
 def tail_command(goal: str, document: list[str]) -> str | None:
     """The console command the goal adds after the document's procedure ("Start"), or None: no such clause,
     or a command the document's own steps already click."""
+    tail = tail_instruction(goal, document)
+    return tail.target if tail is not None else None
+
+
+def tail_instruction(goal: str, document: list[str]) -> Instruction | None:
+    """The goal's tail as the follower's instruction (kind ``tail``), or None when the goal has none."""
     found = _TAIL.search(goal.strip())
     if found is None or found.group("verb").casefold() in _NOT_COMMANDS:
         return None
     command = found.group("verb").capitalize()
     clicked = {normalize(i.target) for text in document for i in instructions_from(text) if i.kind == "click"}
-    return None if normalize(command) in clicked else command
-
-
-def tail_instruction(goal: str, document: list[str]) -> Instruction | None:
-    """The goal's tail as the follower's instruction (kind ``tail``), or None when the goal has none."""
-    command = tail_command(goal, document)
-    if command is None:
+    if normalize(command) in clicked:
         return None
-    clause = _TAIL.search(goal.strip())
-    return Instruction("tail", command, text=clause.group(0).strip(" ,.") if clause else command, sentence=goal)
+    return Instruction("tail", command, text=found.group(0).strip(" ,."), sentence=goal)
 
 
 def command_mark(command: str, obs: Observation, names: list[str]) -> Mark | None:

@@ -57,9 +57,14 @@ def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
     return position == len(want)
 
 
+def whole_name(name: str) -> re.Pattern[str]:
+    """The name as a whole in casefolded text: "legacy-crm" is not in the row of "legacy-crm-b"."""
+    return re.compile(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])")
+
+
 def names_in(context: str, names: list[str]) -> bool:
-    """Whether ``context`` names one of ``names`` whole: "legacy-crm" is not in the row of "legacy-crm-b"."""
-    return any(re.search(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])", context.casefold()) for n in names if n)
+    """Whether ``context`` names one of ``names`` whole."""
+    return any(whole_name(n).search(context.casefold()) for n in names if n)
 
 
 def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, exclude: set[str] | None = None,
@@ -72,8 +77,7 @@ def find_mark(label: str, marks: list[Mark], roles: set[str] | None = None, excl
     whose context shares words with ``hint``, then to ``prefer``red roles, then to document order."""
     hint_words = set(normalize(hint).split())
     # Whole names only ("legacy-crm" is not in the row of "legacy-crm-b"); the goal's first name weighs most.
-    wanted = [(re.compile(rf"(?<![\w.-]){re.escape(n.casefold())}(?![\w-])"), len(names or []) - i)
-              for i, n in enumerate(names or [])]
+    wanted = [(whole_name(n), len(names or []) - i) for i, n in enumerate(names or [])]
     best: tuple[tuple[float, ...], Match] | None = None
     for order, mark in enumerate(marks):
         if (roles is not None and mark.role not in roles) or (exclude and mark.role in exclude):
