@@ -65,6 +65,9 @@ _SAVE_UNNAMED = re.compile(r"^save the dialog\.?$", re.I)
 # **Next**" (its table after it): the fields come before the click
 _FOLLOWING = re.compile(r"\b(?:the following|as follows|below|these (?:parameters|settings|fields))\b|"
                         r"\b(?:configure|set|specify|fill in|complete|enter)\b.*\band (?:then )?(?:click|press|tap)\b", re.I)
+# "Specify the option name in the **Option** field and provide a corresponding value in the **Value** field": two
+# fields in one sentence, each described by its own clause
+_TWO_CLAUSES = re.compile(r"^(?P<first>.*?\*\*[^*]+\*\*\s+field)\s*,?\s+and\s+(?P<second>[a-z][^*]*\*\*[^*]+\*\*\s+field\b.*)$")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z*`\"])")
 # "Only for ESSDs: ...", "Available only when Type is Advanced": a field that applies to some choices only
 _CONDITION = re.compile(r"^(?:\w+\.\s+)?(?:only|available only|applies only|used only|required only)\s+"
@@ -160,6 +163,9 @@ def line_instructions(line: str) -> list[Instruction]:
     place = _OPEN_PLACE.search(line)
     if place:
         return lead + [Instruction("find", place.group("label").strip(), text=line)]
+    clauses = _TWO_CLAUSES.match(line.strip())
+    if clauses:
+        return lead + line_instructions(clauses.group("first")) + line_instructions(clauses.group("second"))
     actions = sentence_instructions(line)
     described = described_field(line)
     # a field description names its control ("the **Name** field") or starts with its label ("**VPC**: any");

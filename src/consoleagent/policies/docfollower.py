@@ -30,7 +30,7 @@ from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import optional_add
-from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
@@ -349,7 +349,7 @@ class DocFollowerPolicy(Detours):
                     self.queue.popleft()
                     return None
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
-        if optional_add(ins, self.goal):
+        if optional_add(ins, self.goal) or self._adds_row_for_nothing(ins):
             self.queue.popleft()  # a row the goal has nothing for
             return None
         # "In the left-side navigation pane, click **Elastic IP addresses**": the page's link, not the same-named
@@ -660,6 +660,8 @@ class DocFollowerPolicy(Detours):
             return True
         if not ins.condition or value_from_goal(ins.target, self.goal) is not None:
             return False
+        if option_in_goal(ins.options, self.goal) is not None:
+            return False  # "renewed ... for 12 months" names **12 Months** of a field "only when auto-renewal is enabled"
         wanted = terms(ins.condition) - {"disk", "instance", "resource", "type", "one"}
         return bool(wanted) and not wanted & terms(self.goal)
 
@@ -677,6 +679,31 @@ class DocFollowerPolicy(Detours):
             if chosen is not None and len(owners) == 1 and normalize(owners[0]) != normalize(chosen):
                 return True
         return False
+
+    def _adds_row_for_nothing(self, ins: Instruction) -> bool:
+        """A bare **Add** whose row's fields, those after it in its step (else the next step's), get no value from
+        the goal: "Click the *Add* button to create an option clause" followed by *Option* and *Value* when the
+        goal names no option (measured as empty rows leaving pgAdmin's **Save** disabled). An **Add** after its
+        fields is a form's own button and is clicked."""
+        if ins.kind != "click" or normalize(ins.target) != "add":
+            return False
+        after = list(itertools.islice(self.queue, 1, None))
+        if not after and self.pending:
+            after = instructions_from(self.document[self.pending[0] - 1])
+        fields = [i for i in after if i.kind in ("fill", "select", "choose")]
+        return bool(fields) and not any(value_from_goal(i.target, self.goal) is not None or self.values.of_kind(i.target)
+                                        or option_in_goal(i.options, self.goal) is not None for i in fields)
+
+    def _field_named_plainly(self, ins: Instruction, obs: Observation) -> Mark | None:
+        """The one enabled field on the page that the instruction's sentence names in plain words and the goal
+        gives a value ("Use the field in the **Definition** tab to choose a template from the drop-down listbox":
+        the bold word is the tab, the field is **Template**; measured as pgAdmin's FTS dictionary saved without
+        its template). None when no field or several fit."""
+        sentence = ins.sentence or ins.text
+        fits = [m for m in obs.marks if m.role in FIELD_ROLES and m.name.strip() and "disabled" not in m.states
+                and normalize(m.name) != normalize(ins.target) and len(m.name.split()) <= 3
+                and holds_name(sentence, m.name) and value_from_goal(m.name, self.goal) is not None]
+        return fits[0] if len({normalize(m.name) for m in fits}) == 1 else None
 
     def _visible_heading(self, label: str, obs: Observation) -> bool:
         want = normalize(label)
@@ -699,6 +726,10 @@ class DocFollowerPolicy(Detours):
             group = radio_group(ins.target, obs)
             if group:  # "Select the **Instance Type**": a radio group, its options the radios
                 return self._select_in_group(ins, group)
+            plain = self._field_named_plainly(ins, obs)
+            if plain is not None:  # "Use the field in the **Definition** tab to choose a template": **Template**
+                self.queue[0] = replace(ins, target=plain.name)
+                return self._choose(self.queue[0], obs)
             self.queue.popleft()  # a field the document only describes, not on this form: nothing to do
             return None
         mark = match.mark
@@ -766,10 +797,27 @@ class DocFollowerPolicy(Detours):
             return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
                                 ins, done=False)
         self.queue.popleft()
+        if chosen is None and open_list and not any(m.role == "option" for m in obs.marks):
+            # nothing listed at all (no offer to create it either): a qualified name is tried without its qualifier,
+            # else the list is closed, as it covers the fields below it (measured as pgAdmin's language dialog)
+            return self._unqualified(ins, obs) or self._decide(
+                Action("press", ("Escape",)), f"Step {self.step}: {ins.target!r} lists nothing for {ins.value!r}; "
+                                              "closing the list.", None)
         if chosen is None:
             return None
         return self._decide(Action("click", (chosen.id,)),
                             f"Step {self.step}: {ins.target!r}: the option [{chosen.id}] {chosen.name!r}.", None)
+
+    def _unqualified(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """A qualified name the list offers nothing for ("pg_catalog.english"), typed again without its qualifier,
+        as the list may name its entries ("english"; measured as pgAdmin's FTS configuration left uncopied)."""
+        qualifier, _, short = ins.value.rpartition(".")
+        field = next((m for m in obs.marks if m.role == "combobox" and "expanded" in m.states), None)
+        if not qualifier or not short or field is None or ins.searched:
+            return None
+        self.queue.appendleft(Instruction("pick", ins.target, short, text=ins.text, searched=True))
+        return self._decide(Action("type", (field.id, short)),
+                            f"Step {self.step}: {ins.target!r}: nothing listed for {ins.value!r}; {short!r} instead.", None)
 
 
 _FREE_TEXT = re.compile(r"\b(?:name|description|remarks?|notes?|comments?)\b", re.I)  # fields any words may fill

@@ -23,8 +23,14 @@ SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b(?!/)"),  # IP address
     re.compile(r"\becs\.[a-z0-9-]+\.[a-z0-9]+\b"),  # instance type
     re.compile(r"\b\d+\s?(?:GiB|GB|TiB|TB|Mbps|vCPUs?)\b"),  # size or bandwidth with its unit
+    re.compile(r"\b\d+\s?(?i:months?|years?)\b"),  # a period: "for 3 months" is the option "3 Months"
     re.compile(r"(?<![\w.#@$%&*!+=/-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01, the 77 of Db#77)
 ]
+# A count is a number before a noun that is no unit of measure ("Create 2 pay-as-you-go instances"): "3 months"
+# and "10 Mbps" are never how many
+_COUNTED = re.compile(r"(?<![\w.#@$%&*!+=/-])(\d+)\s+(?!(?:GiB|GB|TiB|TB|MiB|MB|Mbps|Gbps|vCPUs?|cores?|months?|years?|"
+                      r"weeks?|days?|hours?|minutes?|seconds?|percent)\b)[A-Za-z]", re.IGNORECASE)
+_COUNT_LABEL = re.compile(r"\b(?:quantity|count|number of)\b", re.IGNORECASE)
 PORT_RANGE = re.compile(r"-?\d+/-?\d+")  # a security group rule's "22/22", "8000/9000", "-1/-1"
 PORTS = re.compile(r"\bports?\s+(?P<first>\d+)(?![\d.])(?:\s*(?:-|to|through|/)\s*(?P<last>\d+)(?![\d.]))?", re.IGNORECASE)
 NAMED = re.compile(r"\b(?:named|called|name(?:d)? (?:it|to)|rename(?:d)? (?:it )?to)\s+[\"']?([A-Za-z][\w.-]*[\w])", re.IGNORECASE)
@@ -53,13 +59,19 @@ class GoalValues:
     def _take(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
         for match in pattern.finditer(self.goal):
             key = (match.start(group), match.group(group))
-            if key in self._used:
+            if key in self._used or self._inside_used(*match.span(group)):
                 continue
             self._used.add(key)
             if _FROM.search(self.goal[:match.start(group)]) and _TO.match(self.goal[match.end(group):]):
                 continue  # "from 40 GiB to 80 GiB": 40 is how it is now, 80 the value wanted
             return match.group(group)
         return None
+
+    def _inside_used(self, start: int, end: int) -> bool:
+        """Whether these goal words lie inside a value already handed out: "3 months" went to **Subscription
+        Duration**, so its "3" is no number for **Quantity** (measured as three instances ordered)."""
+        return any(start >= used and end <= used + len(value) and (start, end) != (used, used + len(value))
+                   for used, value in self._used)
 
     def value_for(self, label: str, example: str, options: list[str] | tuple[str, ...] = ()) -> str:
         """The goal's value for the field ``label`` whose document example is ``example``; ``options``: the
@@ -77,6 +89,8 @@ class GoalValues:
             return chosen
         if PORT_RANGE.fullmatch(example.strip()):
             return self._port_range() or example
+        if _COUNT_LABEL.search(label) and SHAPES[-1].fullmatch(example.strip()):
+            return self._take(_COUNTED, 1) or example  # measured as "3 months" ordering three instances
         for shape in SHAPES:
             if shape.fullmatch(example.strip()):
                 return self._take(shape) or example
@@ -338,7 +352,21 @@ def choose_option(options: list[str], goal: str, related: list[str] | tuple[str,
         if len(named) == 1:
             return named[0]
     real = real_options(options)
-    return real[0] if len(real) == 1 else None
+    if len(real) == 1:
+        return real[0]
+    return _named_by_goal(real, goal)
+
+
+def _named_by_goal(options: list[str], goal: str) -> str | None:
+    """The option whose own name, its details aside, the goal writes whole: "to ecs.g7.2xlarge" names
+    "ecs.g7.2xlarge (8 vCPU 32 GiB)", never "ecs.g7.4xlarge (...)" (measured as the follower choosing by
+    meaning and taking the larger type). The longest when several do ("12 Months" over "Months")."""
+    named = [o for o in options if (own := o.split(" (")[0].strip()) and names_whole(goal, own)]
+    if not named:
+        return None
+    longest = max(len(o.split(" (")[0]) for o in named)
+    best = [o for o in named if len(o.split(" (")[0]) == longest]
+    return best[0] if len(best) == 1 else None
 
 
 

@@ -1127,3 +1127,110 @@ def test_what_is_in_a_resource_the_goal_lets_go_is_deleted_first_never_a_sibling
     unasked = follower(["Find the vSwitch and click **Delete**."], "Delete the vSwitch egress-vsw of the VPC egress-vpc.")
     assert unasked.act(page("/vpc/vswitches", vswitches)).action == "click(3)"
     assert unasked.act(page("/vpc/vswitches", vswitches, error=why)).action == "wait(3)"  # nothing deleted unasked
+
+
+RENEWAL_STEP = ("In the **Modify Auto-renewal** dialog box, configure the parameters.\n"
+                "| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                "| **Auto-renewal duration** | How long the instance is renewed each time: 1 Month, 3 Months, 6 Months or "
+                "12 Months. It applies only when auto-renewal is enabled. | 3 Months |")
+
+
+def test_a_listed_option_the_goal_names_makes_a_conditional_field_apply() -> None:
+    """Measured as ecs-instance-auto-renew-03: "renewed automatically for 12 months" never says "auto-renewal",
+    so the duration "only when auto-renewal is enabled" was skipped and stayed at 1 Month."""
+    goal = "Make sure the subscription instance hr-portal is renewed automatically for 12 months each time it expires."
+    policy = follower([RENEWAL_STEP], goal)
+    marks = [Mark(1, "combobox", "Auto-renewal duration", tag="select", value="1 Month"), Mark(2, "button", "Save")]
+    assert policy.act(page("/ecs/instances/i-1", marks)).action == 'select(1, "12 Months")'
+    silent = follower([RENEWAL_STEP], "Make sure the subscription instance hr-portal stays as it is.")
+    assert silent.act(page("/ecs/instances/i-1", marks)).action.startswith("task_complete(")
+
+
+def test_a_period_is_the_durations_value_and_no_count_or_measure_is_a_quantity() -> None:
+    """Measured as ecs-instance-create-02: the "3" of "for 3 months" typed into **Quantity** (three instances)."""
+    from consoleagent.policies.goal_values import GoalValues
+    goal = ("Create a subscription ecs.g7.xlarge ECS instance named erp-app-01 for 3 months, with a public IPv4 "
+            "address of 10 Mbps.")
+    values = GoalValues(goal)
+    assert values.value_for("Subscription Duration", "1 Month") == "3 months"
+    assert values.value_for("Quantity", "1") == "1"  # neither "3 months" nor "10 Mbps" is how many
+    assert GoalValues(goal).value_for("Quantity", "1") == "1"
+    assert GoalValues("Create 2 pay-as-you-go ecs.g7.large ECS instances.").value_for("Quantity", "1") == "2"
+    assert GoalValues("Take a snapshot kept for 30 days.").value_for("Retention period", "7") == "30"
+
+
+def test_an_option_the_goal_writes_whole_is_chosen_when_the_documents_is_not_offered() -> None:
+    """Measured as ecs-instance-change-type-02: "to ecs.g7.2xlarge" and the follower chose ecs.g7.4xlarge by meaning."""
+    from consoleagent.policies.goal_values import choose_option
+    offered = ["Select an instance type", "ecs.g7.xlarge (4 vCPU 16 GiB)", "ecs.g7.2xlarge (8 vCPU 32 GiB)",
+               "ecs.g7.4xlarge (16 vCPU 64 GiB)"]
+    assert choose_option(offered, "Change the type of web-01 to ecs.g7.2xlarge.") == "ecs.g7.2xlarge (8 vCPU 32 GiB)"
+    assert choose_option(offered, "Change the type of web-01 to a bigger one.") is None
+    assert choose_option(["1 Month", "12 Months"], "renew it for 12 months") == "12 Months"
+
+
+def test_an_add_whose_row_the_goal_gives_nothing_is_skipped_and_one_it_fills_is_clicked() -> None:
+    """Measured as pgAdmin's foreign-server and FTS-configuration tasks: "Click the *Add* button to create an
+    option clause" added an empty row and **Save** stayed disabled."""
+    steps = ["Click the **Add** button to create an option clause for the foreign server.",
+             "Specify the option name in the **Option** field and provide a corresponding value in the **Value** field.",
+             "Click **Save**."]
+    marks = [Mark(1, "button", "Add row"), Mark(2, "button", "Save")]
+    none = follower(steps, "In the database demo, create a foreign server named files_srv with type csv.")
+    assert none.act(page("/browser", marks)).action == "click(2)"
+    some = follower(steps, "In the database demo, create a foreign server named s1 with the option debug set to true.")
+    assert some.act(page("/browser", marks)).action == "click(1)"
+    grid = marks + [Mark(3, "textbox", "Option"), Mark(4, "textbox", "Value")]
+    assert some.act(page("/browser", grid)).action == 'type(3, "debug")'
+    assert some.act(page("/browser", grid)).action == 'type(4, "true")'  # the second field of the sentence
+
+
+def test_a_field_the_sentence_names_in_plain_words_takes_the_goals_value() -> None:
+    """Measured as pgAdmin's FTS dictionary: "Use the field in the **Definition** tab to choose a template" left
+    the **Template** list empty."""
+    step = "Use the field in the **Definition** tab to choose a template from the drop-down listbox:"
+    policy = follower([step], "In the database demo, create an FTS dictionary named d1 with the template snowball.")
+    marks = [Mark(1, "tab", "Definition", states=["selected"]), Mark(2, "combobox", "Template", tag="input"),
+             Mark(3, "button", "Save")]
+    assert policy.act(page("/browser", marks)).action == 'type(2, "snowball")'
+
+
+def test_a_qualified_name_the_list_does_not_offer_is_typed_again_without_its_qualifier() -> None:
+    """Measured as pgAdmin's FTS configuration: "pg_catalog.english" found nothing; the list names it "english"."""
+    step = "Select a configuration in the **Copy Config** field."
+    policy = follower([step, "Click **Save**."], "Create an FTS configuration c1 copied from the configuration pg_catalog.english.")
+    field = Mark(1, "combobox", "Copy Config", tag="input")
+    assert policy.act(page("/browser", [field])).action == 'type(1, "pg_catalog.english")'
+    typed = Mark(1, "combobox", "Copy Config", tag="input", value="pg_catalog.english", states=["expanded"])
+    nothing = [typed, Mark(2, "generic", "No options"), Mark(3, "button", "Save")]
+    for _ in range(2):
+        assert policy.act(page("/browser", nothing)).action == "wait(1)"
+    assert policy.act(page("/browser", nothing)).action == 'type(1, "english")'
+    listed = [typed, Mark(4, "option", "english"), Mark(3, "button", "Save")]
+    assert policy.act(page("/browser", listed)).action == "click(4)"
+
+
+def test_a_word_of_another_fields_label_gives_no_value_and_a_list_offering_nothing_is_closed() -> None:
+    """Measured as pgAdmin's language dialog: "whose handler function is plpgsql_call_handler" typed into
+    **Inline Function** and **Validator Function** too, and the empty list left open covered the next field."""
+    from consoleagent.policies.docfollow.goal_fields import value_from_goal
+    goal = "In the database demo, create a language named plsample whose handler function is plpgsql_call_handler."
+    assert value_from_goal("Handler Function", goal) == "plpgsql_call_handler"
+    assert value_from_goal("Inline Function", goal) is None
+    assert value_from_goal("Copy Config", "create c1 copied from the config pg_catalog.english") == "pg_catalog.english"
+    policy = follower(["Select a function in the **Inline Function** field.", "Click **Save**."],
+                      "Create a language whose inline function is my_inline.")
+    typed = Mark(1, "combobox", "Inline Function", tag="input", value="my_inline", states=["expanded"])
+    nothing = [typed, Mark(2, "generic", "No options"), Mark(3, "button", "Save")]
+    assert policy.act(page("/browser", [Mark(1, "combobox", "Inline Function", tag="input")])).action == \
+        'type(1, "my_inline")'
+    for _ in range(2):
+        assert policy.act(page("/browser", nothing)).action == "wait(1)"
+    assert policy.act(page("/browser", nothing)).action == 'press("Escape")'
+    creatable = follower(["Select a function in the **Inline Function** field.", "Click **Save**."],
+                         "Create a language whose inline function is my_inline.")
+    creatable.act(page("/browser", [Mark(1, "combobox", "Inline Function", tag="input")]))
+    offer = [typed, Mark(4, "option", "Create \"my_inline\""), Mark(3, "button", "Save")]
+    for _ in range(2):
+        assert creatable.act(page("/browser", offer)).action == "wait(1)"
+    assert creatable.act(page("/browser", offer)).action == "click(3)"  # an offer to create it: the text stays

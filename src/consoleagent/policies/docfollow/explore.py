@@ -227,15 +227,21 @@ class Explorer:
         return Action("click", (mark.id,)), f"looking for {self.target!r}: selecting {name!r} ({why})"
 
     def _unfold_any(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
-        """Nothing named on the way: unfold the folded node closest in meaning to the target, deepest first."""
+        """Nothing named on the way: unfold the folded node closest in meaning to the goal, deepest first; the
+        target breaks ties. The goal says where the object lives ("on the table public.bookings", "on the foreign
+        server remote1"); the target's name says little about its container (measured: "User Mapping" is closest
+        to **Schemas**, its goal to **Foreign Data Wrappers**, where user mappings are)."""
         toggles = [(node_name(_EXPAND.match(m.name).group("node")), m) for m in marks  # type: ignore[union-attr]
                    if m.role == "button" and _EXPAND.match(m.name) and "collapsed" in m.states]
         toggles = [(n, m) for n, m in toggles if n not in self.expanded]
         if not toggles:
             return None
-        query = self.target or self.goal
-        scores = get_encoder().similarities(query, [n for n, _ in toggles])
-        best = max(range(len(toggles)), key=lambda i: (toggles[i][1].level, scores[i]))
+        labels = [n for n, _ in toggles]
+        encoder = get_encoder()
+        by_target = encoder.similarities(self.target or self.goal, labels)
+        by_goal = encoder.similarities(self.goal, labels) if self.goal else by_target
+        scores = [round(g, 2) for g in by_goal]  # within 0.01 the goal does not tell them apart
+        best = max(range(len(toggles)), key=lambda i: (toggles[i][1].level, scores[i], by_target[i]))
         name, mark = toggles[best]
         self.expanded.add(name)
         self.unfolded = True

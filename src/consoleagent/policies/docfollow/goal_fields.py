@@ -126,7 +126,7 @@ def value_from_goal(label: str, goal: str) -> str | None:
     whole = bool(spans)
     for word in (words[-1], words[0]):
         if not spans and len(words) > 1 and word not in GENERIC and stems.count(word) == 1 \
-                and stems.index(word) not in kind:
+                and stems.index(word) not in kind and not _modified(stems, stems.index(word), words):
             spans = [(stems.index(word), stems.index(word) + 1)]
     for value_like in (True, False):  # a value that looks like one anywhere beats a plain word
         for start, end in spans:
@@ -146,6 +146,14 @@ def value_from_goal(label: str, goal: str) -> str | None:
                 if following.casefold() not in STRUCTURE:
                     return _clean(following)
     return None
+
+
+def _modified(stems: list[str], at: int, words: list[str]) -> bool:
+    """Whether the goal's word at ``at`` follows a modifier the label lacks: "whose *handler* function is X" is
+    the **Handler Function**'s value, not **Inline Function**'s (measured as pgAdmin's language dialog with the
+    handler typed into all three function fields)."""
+    before = stems[at - 1] if at > 0 else ""
+    return bool(before) and before.isalpha() and before not in STRUCTURE and before not in words
 
 
 _CREATE = {"create", "add", "register", "define", "make", "build", "set up"}
