@@ -193,3 +193,34 @@ def test_a_list_sorted_or_paged_otherwise_is_the_same_page_to_the_search() -> No
 
     assert page_key("http://c/vpc/vpcs?field=name&sort=CreationTime&order=asc&page_size=10") == "/vpc/vpcs"
     assert page_key("http://c/browser/?sid=3&sort=a") == "/browser/?sid=3"  # what selects a thing stays
+
+
+def test_the_object_the_goal_names_inside_the_selected_node_is_reached_before_its_menus() -> None:
+    """Measured as pgAdmin's Maintenance dialog opened on the database selected on the way: "on the table
+    public.items" is acted on as the table. A dotted file name ("to shop.backup") is no object to reach."""
+    url = "http://console.test/browser/"
+    top = BAR + node(10, "Servers (1)", 1, True) + node(14, "Databases (1)", 3, True)
+    inside = node(30, "Casts", 5) + node(32, "Schemas (1)", 5)
+    table = Explorer("Maintenance", goal="Run VACUUM on the table public.items of the database shop.")
+    assert table.move(url, top + node(16, "shop", 4))[0].args == (17,)  # the goal's database, unfolded
+    assert "selecting 'shop'" in table.move(url, top + node(16, "shop", 4, True) + inside)[1]
+    deeper = table.move(url, top + node(16, "shop", 4, True) + inside)
+    assert deeper[0].name == "click" and deeper[0].args == (33,), deeper  # Schemas, not the menu bar (1)
+    backup = Explorer("Backup", goal="Back up the database shop to shop.backup.")
+    backup.move(url, top + node(16, "shop", 4))
+    backup.move(url, top + node(16, "shop", 4, True) + inside)
+    assert backup.move(url, top + node(16, "shop", 4, True) + inside)[0].args == (1,)  # its menus: File first
+
+
+def test_a_node_just_unfolded_is_given_a_moment_for_its_children_before_anything_else_is_chosen() -> None:
+    """Measured as pgAdmin's collation task: "public" unfolded, then selected, then its database selected and
+    searched, all while public's children were still coming from the server."""
+    url = "http://console.test/browser/"
+    explorer = Explorer("Collation", goal="In the public schema of the database shop, create a collation c1.")
+    top = BAR + node(10, "Servers (1)", 1, True) + node(14, "Databases (1)", 3, True) + node(16, "shop", 4, True) \
+        + node(20, "Schemas (1)", 5, True)
+    assert explorer.move(url, top + node(22, "public", 6))[0].args == (23,)  # the goal's schema, unfolded
+    loading = explorer.move(url, top + node(22, "public", 6, True))
+    assert loading[0].name == "wait" and "public" in loading[1]
+    loaded = explorer.move(url, top + node(22, "public", 6, True) + node(24, "Collations", 7))
+    assert loaded[0].args == (24,) and "Collations" in loaded[1]

@@ -31,6 +31,9 @@ from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import names
 
 MAX_HOPS = 30
+MAX_DEFERRED = 6  # unfolds tried towards an object the goal names inside the selected node before its menus
+# "the table public.items", "the view app.orders": an object of a kind, by its qualified name (not "to shop.backup")
+_OBJECT_NAMED = re.compile(r"\bthe\s+[a-z]+\s+(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
 MIN_SCORE = 0.2
 ACRONYM_SCORE = 0.9  # a name an acronym of the query spells out ("EIPs": "Elastic IP addresses")
 _ACRONYM = re.compile(r"\b([A-Z]{2,5})s?\b")
@@ -118,6 +121,8 @@ class Explorer:
     hovering: bool = False  # the last move hovered a menu entry (its sub-menu may still be opening)
     rows: list[str] = field(default_factory=list)  # names and ids of the goal's resources: their rows' menus are opened
     row_menus: set[str] = field(default_factory=set)  # row menus opened (page + button name)
+    last_unfolded: str = ""  # the node unfolded last, until its children are seen
+    deferred: int = 0  # moves made before the menus because the goal names an object inside the selected one
 
     def __post_init__(self) -> None:
         self.target_terms = terms(re.sub(r"\b(dialog(?: box)?|page|wizard|window|panel|tab)\b", " ", self.target, flags=re.I))
@@ -134,13 +139,31 @@ class Explorer:
         if self.hops >= self.max_hops:
             return None
         unfolded, self.unfolded = self.unfolded, False
-        for planner in (self._menu, self._row_menu, self._tree, self._settle(unfolded), self._menu_bar, self._unfold_any,
-                        self._walk):
+        for planner in (self._menu, self._row_menu, self._children_loading(unfolded), self._tree, self._settle(unfolded),
+                        self._menu_bar_here,
+                        self._unfold_any, self._menu_bar, self._walk):
             step = planner(url, marks)
             if step is not None:
                 self.hops += 1
                 return step
         return self._back(url)
+
+    def _children_loading(self, unfolded: bool):  # noqa: ANN202
+        """The node just unfolded shows no children yet (they come from the server): wait for them once, before
+        anything else on the tree is chosen (measured as pgAdmin's schema selected, then its database, while the
+        schema's children were loading)."""
+        def planner(url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+            if not unfolded or not self.last_unfolded:
+                return None
+            items = [m for m in marks if m.role == "treeitem"]
+            named = [i for i, m in enumerate(items) if node_name(m.name) == self.last_unfolded]
+            at = next((i for i in named if "expanded" in items[i].states), named[0] if named else None)
+            if at is None or (at + 1 < len(items) and items[at + 1].level > items[at].level):
+                return None
+            self.last_unfolded = ""
+            self.unfolded = True  # the settling wait still follows if nothing new is there to follow
+            return Action("wait", (1,)), f"waiting for the children of {items[at].name!r}"
+        return planner
 
     def _settle(self, unfolded: bool):  # noqa: ANN202
         """After unfolding a node with nothing new to follow: its children may still be loading; wait once."""
@@ -208,7 +231,7 @@ class Explorer:
         if relevant:
             _, _, name, mark = relevant[0]
             self.expanded.add(name)
-            self.unfolded = True
+            self.unfolded, self.last_unfolded = True, name
             return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} (the goal names it)"
         named = [m for m in items if self.relevance(m.name)[1] == 1.0 and node_name(m.name) not in self.selections
                  and _is_name(node_name(m.name), self.goal)]
@@ -244,10 +267,22 @@ class Explorer:
         best = max(range(len(toggles)), key=lambda i: (toggles[i][1].level, scores[i], by_target[i]))
         name, mark = toggles[best]
         self.expanded.add(name)
-        self.unfolded = True
+        self.unfolded, self.last_unfolded = True, name
         return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} ({scores[best]:.2f})"
 
     # -- the menu bar ---------------------------------------------------------------------------
+
+    def _menu_bar_here(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        """The menus of the selected node, unless the goal names an object inside it still to reach: "on the table
+        public.items" is acted on as the table, not as the database selected on the way (measured as pgAdmin's
+        Maintenance dialog vacuuming the whole database). Once nothing is left to unfold, the menus come anyway."""
+        if self.collections or not self.selections or self.deferred >= MAX_DEFERRED:
+            return self._menu_bar(url, marks)
+        inner = [m.group("name").rsplit(".", 1)[1].casefold() for m in _OBJECT_NAMED.finditer(self.goal)]
+        if any(name not in {s.casefold() for s in self.selections} for name in inner):
+            self.deferred += 1
+            return None
+        return self._menu_bar(url, marks)
 
     def _menu_bar(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
         if not self.selections:
