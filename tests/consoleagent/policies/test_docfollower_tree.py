@@ -224,3 +224,11 @@ def test_a_node_just_unfolded_is_given_a_moment_for_its_children_before_anything
     assert loading[0].name == "wait" and "public" in loading[1]
     loaded = explorer.move(url, top + node(22, "public", 6, True) + node(24, "Collations", 7))
     assert loaded[0].args == (24,) and "Collations" in loaded[1]
+
+
+def test_a_goal_that_adds_an_object_finds_the_menus_create() -> None:
+    """Measured as pgAdmin's exclusion constraint: "add an exclusion constraint" closed the **Object** menu
+    without looking into its **Create** entry."""
+    explorer = Explorer("Exclusion constraint", goal="On the table public.bookings, add an exclusion constraint x1.")
+    assert explorer.relevance("Create") == (0.0, 1.0)
+    assert Explorer("Exclusion constraint", goal="Show the table public.bookings.").relevance("Create") == (0.0, 0.0)

@@ -31,6 +31,7 @@ from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import names
 
 MAX_HOPS = 30
+CREATING = {"create", "add", "define", "make"}  # verbs a goal makes an object with (menus say "Create")
 MAX_DEFERRED = 6  # unfolds tried towards an object the goal names inside the selected node before its menus
 # "the table public.items", "the view app.orders": an object of a kind, by its qualified name (not "to shop.backup")
 _OBJECT_NAMED = re.compile(r"\bthe\s+[a-z]+\s+(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
@@ -127,6 +128,8 @@ class Explorer:
     def __post_init__(self) -> None:
         self.target_terms = terms(re.sub(r"\b(dialog(?: box)?|page|wizard|window|panel|tab)\b", " ", self.target, flags=re.I))
         self.goal_terms = terms(self.goal) - application_words(self.title)
+        if self.goal_terms & CREATING:  # "add an exclusion constraint": the menu's "Create" is the goal's verb
+            self.goal_terms.add("create")
 
     def relevance(self, name: str) -> tuple[float, float]:
         """How much of a name is the target's words, and how much the goal's (each 0..1)."""
@@ -160,8 +163,7 @@ class Explorer:
             at = next((i for i in named if "expanded" in items[i].states), named[0] if named else None)
             if at is None or (at + 1 < len(items) and items[at + 1].level > items[at].level):
                 return None
-            self.last_unfolded = ""
-            self.unfolded = True  # the settling wait still follows if nothing new is there to follow
+            self.last_unfolded = ""  # once: an empty node has no children to wait for
             return Action("wait", (1,)), f"waiting for the children of {items[at].name!r}"
         return planner
 
