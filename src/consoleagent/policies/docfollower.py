@@ -35,7 +35,7 @@ from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruc
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
-                                              made_name, option_in_goal, related_values, resource_hints,
+                                              made_name, named_by_goal, option_in_goal, related_values, resource_hints,
                                               row_hints, SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
@@ -210,6 +210,10 @@ class DocFollowerPolicy(Detours):
             choice = next((o for o in offered if _starts_with_name(o, ins.value)), None)  # never "branch-vpc-old"
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
+        if choice is None and ins.value and ins.value.casefold() not in self.goal.casefold():
+            # an instruction or the document's example, not the goal's own value: a goal's value the list lacks
+            # is not swapped for another value the goal names (the VPC's block is no vSwitch's block)
+            choice = named_by_goal(offered, self.goal)
         if choice is None and ins.kind == "choose":
             choice = choose_by_meaning(offered, ins.value, self.goal, self.related)
         if choice is None and ins.kind in ("fill", "select"):

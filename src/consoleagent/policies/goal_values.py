@@ -352,16 +352,14 @@ def choose_option(options: list[str], goal: str, related: list[str] | tuple[str,
         if len(named) == 1:
             return named[0]
     real = real_options(options)
-    if len(real) == 1:
-        return real[0]
-    return _named_by_goal(real, goal)
+    return real[0] if len(real) == 1 else None
 
 
-def _named_by_goal(options: list[str], goal: str) -> str | None:
+def named_by_goal(options: list[str], goal: str) -> str | None:
     """The option whose own name, its details aside, the goal writes whole: "to ecs.g7.2xlarge" names
     "ecs.g7.2xlarge (8 vCPU 32 GiB)", never "ecs.g7.4xlarge (...)" (measured as the follower choosing by
     meaning and taking the larger type). The longest when several do ("12 Months" over "Months")."""
-    named = [o for o in options if (own := o.split(" (")[0].strip()) and names_whole(goal, own)]
+    named = [o for o in real_options(options) if (own := o.split(" (")[0].strip()) and names_whole(goal, own)]
     if not named:
         return None
     longest = max(len(o.split(" (")[0]) for o in named)

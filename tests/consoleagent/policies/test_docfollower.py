@@ -1161,12 +1161,26 @@ def test_a_period_is_the_durations_value_and_no_count_or_measure_is_a_quantity()
 
 def test_an_option_the_goal_writes_whole_is_chosen_when_the_documents_is_not_offered() -> None:
     """Measured as ecs-instance-change-type-02: "to ecs.g7.2xlarge" and the follower chose ecs.g7.4xlarge by meaning."""
-    from consoleagent.policies.goal_values import choose_option
+    from consoleagent.policies.goal_values import named_by_goal
     offered = ["Select an instance type", "ecs.g7.xlarge (4 vCPU 16 GiB)", "ecs.g7.2xlarge (8 vCPU 32 GiB)",
                "ecs.g7.4xlarge (16 vCPU 64 GiB)"]
-    assert choose_option(offered, "Change the type of web-01 to ecs.g7.2xlarge.") == "ecs.g7.2xlarge (8 vCPU 32 GiB)"
-    assert choose_option(offered, "Change the type of web-01 to a bigger one.") is None
-    assert choose_option(["1 Month", "12 Months"], "renew it for 12 months") == "12 Months"
+    assert named_by_goal(offered, "Change the type of web-01 to ecs.g7.2xlarge.") == "ecs.g7.2xlarge (8 vCPU 32 GiB)"
+    assert named_by_goal(offered, "Change the type of web-01 to a bigger one.") is None
+    assert named_by_goal(["1 Month", "12 Months"], "renew it for 12 months") == "12 Months"
+    from consoleagent.documents.instructions import Instruction
+    goal = "Change the instance type of the ECS instance web-01 to ecs.g7.2xlarge."
+    listing = ", ".join(f'"{o}"' for o in offered)
+    probe = Instruction("select", "New instance type", "select the New instance type")  # the document's words
+    follower(["Select the **New instance type**."], goal)._instead_of_example(
+        probe, f'[1] has no option "select the New instance type"; its options are: {listing}')
+    assert probe.value == "ecs.g7.2xlarge (8 vCPU 32 GiB)"
+    # the goal's own value missing from the list is not swapped for another value the goal names: measured as
+    # the VPC's block chosen for its vSwitch (vpc-create-vpc-with-vswitch-03 on 2026.09, where the vSwitch is gone)
+    own = Instruction("select", "IPv4 CIDR block", "192.168.3.0/24")
+    follower(["Set the **IPv4 CIDR block**."], "Create the VPC ops-vpc (192.168.0.0/16) with its vSwitch ops-vsw "
+             "(192.168.3.0/24).")._instead_of_example(
+        own, '[1] has no option "192.168.3.0/24"; its options are: "192.168.0.0/16", "10.0.0.0/8"')
+    assert own.value == "192.168.3.0/24"
 
 
 def test_an_add_whose_row_the_goal_gives_nothing_is_skipped_and_one_it_fills_is_clicked() -> None:

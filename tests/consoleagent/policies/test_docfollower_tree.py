@@ -224,6 +224,12 @@ def test_a_node_just_unfolded_is_given_a_moment_for_its_children_before_anything
     assert loading[0].name == "wait" and "public" in loading[1]
     loaded = explorer.move(url, top + node(22, "public", 6, True) + node(24, "Collations", 7))
     assert loaded[0].args == (24,) and "Collations" in loaded[1]
+    slow = Explorer("Collation", goal="In the public schema of the database shop, create a collation c1.")
+    slow.move(url, top + node(22, "public", 6))
+    empty = top + node(22, "public", 6, True)
+    assert [slow.move(url, empty)[0].name for _ in range(2)] == ["wait", "wait"]  # twice, then on
+    assert "selecting 'public'" in slow.move(url, empty)[1]
+    assert "selecting 'shop'" not in slow.move(url, empty)[1]  # never back up to the database above it
 
 
 def test_a_goal_that_adds_an_object_finds_the_menus_create() -> None:

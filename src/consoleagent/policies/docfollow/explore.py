@@ -123,6 +123,8 @@ class Explorer:
     rows: list[str] = field(default_factory=list)  # names and ids of the goal's resources: their rows' menus are opened
     row_menus: set[str] = field(default_factory=set)  # row menus opened (page + button name)
     last_unfolded: str = ""  # the node unfolded last, until its children are seen
+    child_waits: int = 0  # waits for the children of ``last_unfolded``
+    selected_level: int = 0  # the tree level of the node selected last
     deferred: int = 0  # moves made before the menus because the goal names an object inside the selected one
 
     def __post_init__(self) -> None:
@@ -142,7 +144,7 @@ class Explorer:
         if self.hops >= self.max_hops:
             return None
         unfolded, self.unfolded = self.unfolded, False
-        for planner in (self._menu, self._row_menu, self._children_loading(unfolded), self._tree, self._settle(unfolded),
+        for planner in (self._menu, self._row_menu, self._children_loading, self._tree, self._settle(unfolded),
                         self._menu_bar_here,
                         self._unfold_any, self._menu_bar, self._walk):
             step = planner(url, marks)
@@ -151,21 +153,22 @@ class Explorer:
                 return step
         return self._back(url)
 
-    def _children_loading(self, unfolded: bool):  # noqa: ANN202
-        """The node just unfolded shows no children yet (they come from the server): wait for them once, before
-        anything else on the tree is chosen (measured as pgAdmin's schema selected, then its database, while the
-        schema's children were loading)."""
-        def planner(url: str, marks: list[Mark]) -> tuple[Action, str] | None:
-            if not unfolded or not self.last_unfolded:
-                return None
-            items = [m for m in marks if m.role == "treeitem"]
-            named = [i for i, m in enumerate(items) if node_name(m.name) == self.last_unfolded]
-            at = next((i for i in named if "expanded" in items[i].states), named[0] if named else None)
-            if at is None or (at + 1 < len(items) and items[at + 1].level > items[at].level):
-                return None
-            self.last_unfolded = ""  # once: an empty node has no children to wait for
-            return Action("wait", (1,)), f"waiting for the children of {items[at].name!r}"
-        return planner
+    def _children_loading(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
+        """The node just unfolded shows no children yet (they come from the server): wait for them, twice at most,
+        before anything else on the tree is chosen (measured as pgAdmin's schema selected, then its database,
+        while the schema's children were loading)."""
+        if not self.last_unfolded:
+            return None
+        items = [m for m in marks if m.role == "treeitem"]
+        named = [i for i, m in enumerate(items) if node_name(m.name) == self.last_unfolded]
+        at = next((i for i in named if "expanded" in items[i].states), named[0] if named else None)
+        if at is None or (at + 1 < len(items) and items[at + 1].level > items[at].level):
+            self.last_unfolded, self.child_waits = "", 0  # there, or gone: nothing to wait for
+            return None
+        self.child_waits += 1
+        if self.child_waits >= 2:  # twice at most: an empty node has no children to wait for
+            self.last_unfolded, self.child_waits = "", 0
+        return Action("wait", (1,)), f"waiting for the children of {items[at].name!r}"
 
     def _settle(self, unfolded: bool):  # noqa: ANN202
         """After unfolding a node with nothing new to follow: its children may still be loading; wait once."""
@@ -233,10 +236,11 @@ class Explorer:
         if relevant:
             _, _, name, mark = relevant[0]
             self.expanded.add(name)
-            self.unfolded, self.last_unfolded = True, name
+            self.unfolded, self.last_unfolded, self.child_waits = True, name, 0
             return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} (the goal names it)"
+        # never back up to a node above the one selected last ("demo" after "public"): the deeper one is nearer
         named = [m for m in items if self.relevance(m.name)[1] == 1.0 and node_name(m.name) not in self.selections
-                 and _is_name(node_name(m.name), self.goal)]
+                 and _is_name(node_name(m.name), self.goal) and m.level >= self.selected_level]
         if named and not self.collections:  # the target's collection, once selected, is where its menus act
             return self._select(max(named, key=lambda m: m.level), "the goal names it")
         return None
@@ -248,7 +252,7 @@ class Explorer:
     def _select(self, mark: Mark, why: str) -> tuple[Action, str]:
         name = node_name(mark.name)
         self.selections.add(name)
-        self.selected = name
+        self.selected, self.selected_level = name, mark.level
         return Action("click", (mark.id,)), f"looking for {self.target!r}: selecting {name!r} ({why})"
 
     def _unfold_any(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
@@ -269,7 +273,7 @@ class Explorer:
         best = max(range(len(toggles)), key=lambda i: (toggles[i][1].level, scores[i], by_target[i]))
         name, mark = toggles[best]
         self.expanded.add(name)
-        self.unfolded, self.last_unfolded = True, name
+        self.unfolded, self.last_unfolded, self.child_waits = True, name, 0
         return Action("click", (mark.id,)), f"looking for {self.target!r}: unfolding {name!r} ({scores[best]:.2f})"
 
     # -- the menu bar ---------------------------------------------------------------------------
