@@ -28,10 +28,11 @@ from urllib.parse import urlparse
 from consoleagent.actions.spec import Action
 from consoleagent.encoder import get_encoder
 from consoleagent.observation.types import Mark
-from consoleagent.policies.docfollow.goal_fields import names
+from consoleagent.policies.docfollow.goal_fields import CREATE_VERBS, names
 
 MAX_HOPS = 30
-CREATING = {"create", "add", "define", "make"}  # verbs a goal makes an object with (menus say "Create")
+# the goal's verbs of making an object, which a menu says "Create"; a server is registered through its own entry
+CREATING = CREATE_VERBS - {"register"}
 MAX_DEFERRED = 6  # unfolds tried towards an object the goal names inside the selected node before its menus
 # "the table public.items", "the view app.orders": an object of a kind, by its qualified name (not "to shop.backup")
 _OBJECT_NAMED = re.compile(r"\bthe\s+[a-z]+\s+(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")

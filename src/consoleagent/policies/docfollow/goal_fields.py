@@ -156,7 +156,7 @@ def _modified(stems: list[str], at: int, words: list[str]) -> bool:
     return bool(before) and before.isalpha() and before not in STRUCTURE and before not in words
 
 
-_CREATE = {"create", "add", "register", "define", "make", "build", "set up"}
+CREATE_VERBS = {"create", "add", "register", "define", "make", "build", "set up"}  # a goal making an object
 
 
 def _object_kind(tokens: list[str]) -> set[int]:
@@ -164,7 +164,7 @@ def _object_kind(tokens: list[str]) -> set[int]:
     kind of object, never a field's value position ("User" is not "mapping")."""
     kind: set[int] = set()
     for i, token in enumerate(tokens):
-        if token.casefold() not in _CREATE:
+        if token.casefold() not in CREATE_VERBS:
             continue
         j = i + 1
         if j < len(tokens) and tokens[j].casefold() in ("a", "an", "the"):
