@@ -147,8 +147,9 @@ def test_values_the_goal_names_for_fields_a_page_only_describes() -> None:
     assert value_from_goal("Copy config", goal) == "pg_catalog.english"  # "copied from the configuration"
     assert value_from_goal("Comment", goal) is None and value_from_goal("Owner", goal) is None
     assert value_from_goal("Name", goal) is None  # names come from "named X" (GoalValues), not from here
-    # the object being created is no field's value: "a user mapping for PUBLIC" gives User nothing wrong
-    assert value_from_goal("User", "create a user mapping for PUBLIC on the server r1.") is None
+    # the object being created is no field's value: "a user mapping for PUBLIC" gives User whom it is for, not
+    # "mapping" (test_the_user_is_whom_the_goal_makes_it_for)
+    assert value_from_goal("User", "create a user mapping for PUBLIC on the server r1.") == "PUBLIC"
     assert value_from_goal("Filename", "Restore the backup file /tmp/a/b.dump into shop.") == "/tmp/a/b.dump"
     assert switch_from_goal("All tables?", "create a publication named p for all tables.") is True
     assert switch_from_goal("Connect now?", "Register a server named r, without connecting now.") is False
@@ -206,6 +207,10 @@ def test_the_object_the_goal_names_inside_the_selected_node_is_reached_before_it
     assert "selecting 'shop'" in table.move(url, top + node(16, "shop", 4, True) + inside)[1]
     deeper = table.move(url, top + node(16, "shop", 4, True) + inside)
     assert deeper[0].name == "click" and deeper[0].args == (33,), deeper  # Schemas, not the menu bar (1)
+    tables = top + node(16, "shop", 4, True) + node(32, "Schemas (1)", 5, True) + node(34, "public", 6, True) \
+        + node(36, "Tables (1)", 7, True) + node(38, "items", 8, True) + node(40, "Columns", 9)
+    assert "selecting 'items'" in table.move(url, tables)[1]  # a plural table name, qualified: the object itself
+    assert table.move(url, tables)[0].args == (1,)  # now its menus
     backup = Explorer("Backup", goal="Back up the database shop to shop.backup.")
     backup.move(url, top + node(16, "shop", 4))
     backup.move(url, top + node(16, "shop", 4, True) + inside)
@@ -238,3 +243,13 @@ def test_a_goal_that_adds_an_object_finds_the_menus_create() -> None:
     explorer = Explorer("Exclusion constraint", goal="On the table public.bookings, add an exclusion constraint x1.")
     assert explorer.relevance("Create") == (0.0, 1.0)
     assert Explorer("Exclusion constraint", goal="Show the table public.bookings.").relevance("Create") == (0.0, 0.0)
+
+
+def test_the_user_is_whom_the_goal_makes_it_for() -> None:
+    """Measured as pgAdmin's user mappings: "for PUBLIC", "for the role alice" left the **User** list at the
+    current user, and "the option user set to alice_remote" is an option, not the user."""
+    assert value_from_goal("User", "Create a user mapping for PUBLIC on the foreign server remote1.") == "PUBLIC"
+    goal = "Create a user mapping for the role alice on the server remote1 with the option user set to alice_remote."
+    assert value_from_goal("User", goal) == "alice"
+    assert value_from_goal("Option", goal) == "user"
+    assert value_from_goal("User", "Create an instance for 3 months.") is None

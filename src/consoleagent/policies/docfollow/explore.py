@@ -378,5 +378,7 @@ def menu_bar(marks: list[Mark]) -> list[Mark]:
 def _is_name(name: str, goal: str) -> bool:
     """Whether the goal names this node as an object ("the database demo", "public.items"): its whole name
     is in the goal, and it is not a collection (collections are plural: "Databases")."""
-    word = name.casefold()
-    return singular(word) == word and bool(re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", (goal or "").casefold()))
+    word, text = name.casefold(), (goal or "").casefold()
+    if re.search(rf"\w\.{re.escape(word)}(?![\w.])", text):
+        return True  # "public.items": a qualified name is an object's, plural or not (measured as pgAdmin's Maintenance)
+    return singular(word) == word and bool(re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text))

@@ -23,6 +23,7 @@ Values are returned as written in the goal; None when the goal does not name one
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _TOKEN = re.compile(r"\$\{[^}]+\}|\"[^\"]+\"|'[^']+'|[\w./:@\"$-]*[\w\"/]|[=:]")
@@ -32,6 +33,7 @@ STRUCTURE = {"the", "a", "an", "of", "in", "on", "and", "or", "with", "for", "to
              "no", "not", "this", "these", "new", "each", "any", "all", "both", "only"}
 # Prepositions that name a field's role when the goal does not name the field ("a cast from integer to text").
 ROLE_WORDS = {"source": "from", "target": "to", "destination": "to", "origin": "from"}
+_PRINCIPALS = {"role", "user", "group", "login"}  # "for the role alice": the word before the name says what it is
 GENERIC = {"field", "value", "name", "type", "option", "box", "listbox", "list", "drop", "down", "switch", "the"}
 _VALUE_LIKE = re.compile(r"^(?:\$\{.+\}|[\"'].+[\"']|.*[_.\d/@:].*|[A-Z][A-Z0-9_]*|[A-Z])$")
 _ACRONYM = re.compile(r"[A-Z]{2,5}")  # ECS, VPC, EIP, RDS: a product's name, no digits
@@ -121,6 +123,10 @@ def value_from_goal(label: str, goal: str) -> str | None:
         path = _PATH.search(goal)
         if path:
             return path.group(1).rstrip(".")
+    if "user" in words:  # whom it is for comes first: "the option user set to x" is an option, not the user
+        whom = _for_whom(tokens)
+        if whom is not None:
+            return whom
     kind = _object_kind(tokens)
     spans = [span for span in _find_phrase(stems, words) if span[0] not in kind]
     whole = bool(spans)
@@ -145,6 +151,18 @@ def value_from_goal(label: str, goal: str) -> str | None:
                 following = tokens[i + 1]
                 if following.casefold() not in STRUCTURE:
                     return _clean(following)
+    return None
+
+
+def _for_whom(tokens: list[str]) -> str | None:
+    """The principal a goal makes something for: "a user mapping for PUBLIC", "for the role alice" (past the
+    article and the word that says what the name is); never a number ("for 3 months")."""
+    for i, token in enumerate(tokens[:-1]):
+        if token.casefold() != "for":
+            continue
+        rest = list(itertools.dropwhile(lambda t: t.casefold() in STRUCTURE | _PRINCIPALS, tokens[i + 1:]))
+        if rest and rest[0].isidentifier() and not rest[0].isdigit():
+            return _clean(rest[0])
     return None
 
 
