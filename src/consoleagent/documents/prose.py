@@ -282,7 +282,7 @@ def _saves(step: Step) -> bool:
 
 
 def _save_step(blocks: list[Block], line: int, source: str) -> Step:
-    """The save button of the page's button legend wherever it is (pgAdmin keeps it under "Example"), else a
+    """The save button of the page's button legend wherever it is (a page may keep it under "Example"), else a
     step that says to save without knowing the button (``find``)."""
     walk = _Walk(source)
     for block in blocks:

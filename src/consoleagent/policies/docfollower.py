@@ -225,7 +225,7 @@ class DocFollowerPolicy(Detours):
     def _custom_entry(self, ins: Instruction, offered: list[str]) -> str | None:
         """The list does not offer the goal's value but has an entry for any ("Enter a custom CIDR block"):
         that entry is chosen and the value typed into the text field it opens, as a person would. Measured as
-        vpc-create-vpc-02/-04 giving up on "10.20.0.0/16"."""
+        the follower giving up on "10.20.0.0/16"."""
         custom = next((o for o in offered if _CUSTOM_ENTRY.search(o)), None)
         if custom is None or not ins.value or ins.value.casefold() not in self.goal.casefold():
             return None  # only the goal's own value: never a document's example typed in
@@ -336,7 +336,7 @@ class DocFollowerPolicy(Detours):
             match = self._find(ins, obs, roles=FIELD_ROLES)
             if match is not None and match.mark.role in TOGGLE_ROLES and not _a_switch_state(ins.value):
                 # "Key Pair: pos-ops-key" is the list named like the radio that shows it, not that radio
-                # (measured as ecs-instance-create-04: the list left empty and Next disabled)
+                # (measured as the list left empty and Next disabled)
                 listed = self._find(ins, obs, roles=FIELD_ROLES - TOGGLE_ROLES)
                 match = listed if listed is not None and listed.quality != "fuzzy" else match
             if match is None or match.quality == "fuzzy":
@@ -513,8 +513,8 @@ class DocFollowerPolicy(Detours):
     def _choice_gone(self, ins: Instruction, group: list[Mark]) -> Decision:
         """A choice the document lists is gone from its radio group: reported as ``element_removed``. When it is
         the goal's own choice ("without setting any logon credential now (it will be set later)" for **Set
-        Later**), no other radio does what the goal asks, so the follower stops there (measured as
-        ecs-instance-create-05/-06, which the follower created with the default credential)."""
+        Later**), no other radio does what the goal asks, so the follower stops there (measured as instances
+        the follower created with the default credential)."""
         if option_in_goal(ins.options, self.goal) == ins.value:
             self.stopped = (f"step {self.step}: the goal asks for {ins.value!r} of {ins.target!r}, which the console "
                             f"no longer offers")
@@ -687,7 +687,7 @@ class DocFollowerPolicy(Detours):
     def _adds_row_for_nothing(self, ins: Instruction) -> bool:
         """A bare **Add** whose row's fields, those after it in its step (else the next step's), get no value from
         the goal: "Click the *Add* button to create an option clause" followed by *Option* and *Value* when the
-        goal names no option (measured as empty rows leaving pgAdmin's **Save** disabled). An **Add** after its
+        goal names no option (measured as empty rows leaving a dialog's **Save** disabled). An **Add** after its
         fields is a form's own button and is clicked."""
         if ins.kind != "click" or normalize(ins.target) != "add":
             return False
@@ -701,8 +701,8 @@ class DocFollowerPolicy(Detours):
     def _field_named_plainly(self, ins: Instruction, obs: Observation) -> Mark | None:
         """The one enabled field on the page that the instruction's sentence names in plain words and the goal
         gives a value ("Use the field in the **Definition** tab to choose a template from the drop-down listbox":
-        the bold word is the tab, the field is **Template**; measured as pgAdmin's FTS dictionary saved without
-        its template). None when no field or several fit."""
+        the bold word is the tab, the field is **Template**; measured as a dialog left without its template).
+        None when no field or several fit."""
         sentence = ins.sentence or ins.text
         fits = [m for m in obs.marks if m.role in FIELD_ROLES and m.name.strip() and "disabled" not in m.states
                 and normalize(m.name) != normalize(ins.target) and len(m.name.split()) <= 3
@@ -803,7 +803,7 @@ class DocFollowerPolicy(Detours):
         self.queue.popleft()
         if chosen is None and open_list and not any(m.role == "option" for m in obs.marks):
             # nothing listed at all (no offer to create it either): a qualified name is tried without its qualifier,
-            # else the list is closed, as it covers the fields below it (measured as pgAdmin's language dialog)
+            # else the list is closed, as it covers the fields below it (measured as the next field unclickable)
             return self._unqualified(ins, obs) or self._decide(
                 Action("press", ("Escape",)), f"Step {self.step}: {ins.target!r} lists nothing for {ins.value!r}; "
                                               "closing the list.", None)
@@ -814,7 +814,7 @@ class DocFollowerPolicy(Detours):
 
     def _unqualified(self, ins: Instruction, obs: Observation) -> Decision | None:
         """A qualified name the list offers nothing for ("pg_catalog.english"), typed again without its qualifier,
-        as the list may name its entries ("english"; measured as pgAdmin's FTS configuration left uncopied)."""
+        as the list may name its entries ("english"; measured as a configuration left uncopied)."""
         qualifier, _, short = ins.value.rpartition(".")
         field = next((m for m in obs.marks if m.role == "combobox" and "expanded" in m.states), None)
         if not qualifier or not short or field is None or ins.searched:

@@ -43,7 +43,7 @@ _REPLACE = re.compile(r"\b(?:replac\w*|overwrit\w*|recreat\w*)\b", re.I)
 _WIZARD_STEP = re.compile(r"^\s*(?:in|on)\s+the\s+\*\*(?P<name>[^*]+)\*\*\s+step\b", re.I)
 # "Delete the vSwitches, custom route tables and NAT gateways in this VPC first" is done only when the goal lets
 # the resource's contents go: "together with everything that is still in it", "the NAT gateway deployed in it is
-# no longer needed either" (measured as vpc-delete-vpc-02 and vpc-delete-vswitch-03 on the training split giving up)
+# no longer needed either" (measured as the follower giving up on such goals in the training split)
 REMOVING_VERBS = {"delete", "release", "remove"}
 _DEPENDENTS_TOO = re.compile(r"\b(?:together with|along with|with everything|everything (?:that is )?(?:still )?in it|"
                              r"no longer needed|including (?:its|the|all)|and all (?:its|of its))\b", re.I)
@@ -211,8 +211,8 @@ class Detours:
         """"Only an available EIP can be associated" when the goal moves the resource ("Move the EIP game-eip from
         game-01 to game-02"): the row's undoing button (**Disassociate**) first, confirmed, then the disabled one
         again, as a person moving it would. Only with the goal's "from ... to ...", only in the row of the button
-        that said so, and only an undoing verb (measured as vpc-associate-eip-with-ecs-02/-04 on the training
-        split, where the follower reported the Associate dialog's fields missing)."""
+        that said so, and only an undoing verb (measured on the training split: the follower had reported the
+        Associate dialog's fields missing)."""
         if not (_ONLY_STATE.match(reason) and _MOVE.search(self.goal) and self._clicked_in.startswith("row")):
             return False
         undo = next((m for m in obs.marks if m.context == self._clicked_in and "disabled" not in m.states

@@ -50,7 +50,7 @@ UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|de
 STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
              "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",
              "new", "s"}  # "s": what a possessive leaves ("the tool's dialog")
-# A page title ends with the application's name ("VPCs · stratus console", "Acme Admin 4").
+# A page title ends with the application's name ("VPCs · Acme Cloud console", "Acme Admin 4").
 _TITLE_PARTS = re.compile(r"\s+[·|—–-]\s+")
 _EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
 _COUNT = re.compile(r"\s*\(\d+\)\s*$")
@@ -156,8 +156,8 @@ class Explorer:
 
     def _children_loading(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
         """The node just unfolded shows no children yet (they come from the server): wait for them, twice at most,
-        before anything else on the tree is chosen (measured as pgAdmin's schema selected, then its database,
-        while the schema's children were loading)."""
+        before anything else on the tree is chosen (measured as a schema selected, then its database, while the
+        schema's children were still loading)."""
         if not self.last_unfolded:
             return None
         items = [m for m in marks if m.role == "treeitem"]
@@ -281,8 +281,8 @@ class Explorer:
 
     def _menu_bar_here(self, url: str, marks: list[Mark]) -> tuple[Action, str] | None:
         """The menus of the selected node, unless the goal names an object inside it still to reach: "on the table
-        public.items" is acted on as the table, not as the database selected on the way (measured as pgAdmin's
-        Maintenance dialog vacuuming the whole database). Once nothing is left to unfold, the menus come anyway."""
+        public.items" is acted on as the table, not as the database selected on the way (measured as a
+        maintenance dialog run on the whole database). Once nothing is left to unfold, the menus come anyway."""
         if self.collections or not self.selections or self.deferred >= MAX_DEFERRED:
             return self._menu_bar(url, marks)
         inner = [m.group("name").rsplit(".", 1)[1].casefold() for m in _OBJECT_NAMED.finditer(self.goal)]
@@ -380,5 +380,5 @@ def _is_name(name: str, goal: str) -> bool:
     is in the goal, and it is not a collection (collections are plural: "Databases")."""
     word, text = name.casefold(), (goal or "").casefold()
     if re.search(rf"\w\.{re.escape(word)}(?![\w.])", text):
-        return True  # "public.items": a qualified name is an object's, plural or not (measured as pgAdmin's Maintenance)
+        return True  # "public.items": a qualified name is an object's, plural or not (a table named "items")
     return singular(word) == word and bool(re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text))

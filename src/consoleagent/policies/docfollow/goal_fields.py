@@ -168,8 +168,8 @@ def _for_whom(tokens: list[str]) -> str | None:
 
 def _modified(stems: list[str], at: int, words: list[str]) -> bool:
     """Whether the goal's word at ``at`` follows a modifier the label lacks: "whose *handler* function is X" is
-    the **Handler Function**'s value, not **Inline Function**'s (measured as pgAdmin's language dialog with the
-    handler typed into all three function fields)."""
+    the **Handler Function**'s value, not **Inline Function**'s (measured as a dialog with the handler typed
+    into all three of its function fields)."""
     before = stems[at - 1] if at > 0 else ""
     return bool(before) and before.isalpha() and before not in STRUCTURE and before not in words
 
@@ -219,7 +219,7 @@ def _before(tokens: list[str], index: int) -> str | None:
 
 _SWITCH_ON = {"enable", "activate", "allow"}
 _SWITCH_OFF = {"disable", "deactivate", "stop", "cancel"}
-# "with auto-renewal enabled": the participle after the switch's words (measured as ecs-instance-create-04)
+# "with auto-renewal enabled": the participle after the switch's words (measured as the switch left cleared)
 _SWITCHED_ON = {stem(w) for w in ("enabled", "activated", "allowed")}
 _SWITCHED_OFF = {stem(w) for w in ("disabled", "deactivated", "stopped", "cancelled")}
 

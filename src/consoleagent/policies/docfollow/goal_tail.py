@@ -8,8 +8,8 @@ clicks it and confirms when a dialog asks. Only a last clause whose object is th
 it") is read this way: a clause with objects or values of its own ("attach it to build-01", "set its
 description to ...", "allow inbound TCP port 22 ...") needs a procedure the document does not give.
 
-Measured on the training split: ecs-instance-stop-03/-04 ("then start it again") and
-ecs-instance-start-03 ("once it is running, restart it") ended at the document's last step.
+Measured on the training split: goals ending "then start it again" and "once it is running, restart it"
+ended at the document's last step.
 """
 
 from __future__ import annotations
