@@ -29,7 +29,7 @@ from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
-from consoleagent.policies.docfollow.optional_rows import optional_add
+from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.documents.instructions import Instruction, instructions_from
@@ -685,18 +685,14 @@ class DocFollowerPolicy(Detours):
         return False
 
     def _adds_row_for_nothing(self, ins: Instruction) -> bool:
-        """A bare **Add** whose row's fields, those after it in its step (else the next step's), get no value from
-        the goal: "Click the *Add* button to create an option clause" followed by *Option* and *Value* when the
-        goal names no option (measured as empty rows leaving a dialog's **Save** disabled). An **Add** after its
-        fields is a form's own button and is clicked."""
-        if ins.kind != "click" or normalize(ins.target) != "add":
+        """``empty_row_add`` over the instructions after the **Add**: the rest of its step, else the next step."""
+        if ins.kind != "click":
             return False
         after = list(itertools.islice(self.queue, 1, None))
         if not after and self.pending:
             after = instructions_from(self.document[self.pending[0] - 1])
-        fields = [i for i in after if i.kind in ("fill", "select", "choose")]
-        return bool(fields) and not any(value_from_goal(i.target, self.goal) is not None or self.values.of_kind(i.target)
-                                        or option_in_goal(i.options, self.goal) is not None for i in fields)
+        return empty_row_add(ins, after, lambda field: value_from_goal(field.target, self.goal) is not None
+                             or bool(self.values.of_kind(field.target)) or option_in_goal(field.options, self.goal) is not None)
 
     def _field_named_plainly(self, ins: Instruction, obs: Observation) -> Mark | None:
         """The one enabled field on the page that the instruction's sentence names in plain words and the goal

@@ -9,6 +9,7 @@ lives with the agent, not with the document model.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from consoleagent.documents.instructions import Instruction
 from consoleagent.policies.docfollow.explore import terms
@@ -36,3 +37,14 @@ def optional_add(ins: Instruction, goal: str) -> bool:
         return False
     wanted = terms(purpose.group("what")) - _ADD_GENERIC
     return bool(wanted) and not (wanted & terms(goal))
+
+
+def empty_row_add(ins: Instruction, after: list[Instruction], valued: Callable[[Instruction], bool]) -> bool:
+    """Whether a bare **Add** adds a row whose fields (``after``: the instructions that follow it) get no value
+    from the goal (``valued``): "Click the *Add* button to create an option clause" followed by *Option* and
+    *Value* when the goal names no option (measured as empty rows leaving a dialog's **Save** disabled). An
+    **Add** after its fields is a form's own button: with no fields after it, it is clicked."""
+    if ins.kind != "click" or ins.target.strip().casefold() != "add":
+        return False
+    fields = [i for i in after if i.kind in ("fill", "select", "choose")]
+    return bool(fields) and not any(valued(i) for i in fields)
