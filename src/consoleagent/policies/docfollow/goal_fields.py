@@ -49,10 +49,17 @@ def goal_identifiers(goal: str) -> list[str]:
     return list(dict.fromkeys(m.group(1).rstrip(".") for m in IDENTIFIER.finditer(goal or "")))
 
 
+def whole_name(name: str, qualified: bool = True) -> re.Pattern[str]:
+    """The name as a whole in casefolded text: "legacy-crm" is not in the row of "legacy-crm-b" (a name ends where
+    a name's characters end). ``qualified=False``: nor is it the first part of a dotted name ("public.items")."""
+    after = r"(?![\w-])" if qualified else r"(?![\w-]|\.\w)"
+    return re.compile(rf"(?<![\w.-]){re.escape(name.casefold())}{after}")
+
+
 def names(text: str, name: str) -> bool:
     """Whether ``text`` holds ``name`` whole, ignoring case: "branch-vpc" is in "branch-vpc (192.168.0.0/16)",
-    not in "branch-vpc-old" (a name ends where a name's characters end)."""
-    return re.search(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-]|\.\w)", text.casefold()) is not None
+    not in "branch-vpc-old", nor in "branch-vpc.old"."""
+    return whole_name(name, qualified=False).search(text.casefold()) is not None
 
 
 def stem(word: str) -> str:

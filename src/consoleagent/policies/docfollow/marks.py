@@ -9,13 +9,13 @@ row of the goal's resource, to fields not set by an earlier step, to what is ena
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
 from consoleagent.observation.roles import FIELD_ROLES
 from consoleagent.observation.types import Mark
+from consoleagent.policies.docfollow.goal_fields import whole_name
 
 FUZZY_OVERLAP = 0.6
 
@@ -55,11 +55,6 @@ def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
         if position < len(want) and word == want[position]:
             position += 1
     return position == len(want)
-
-
-def whole_name(name: str) -> re.Pattern[str]:
-    """The name as a whole in casefolded text: "legacy-crm" is not in the row of "legacy-crm-b"."""
-    return re.compile(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])")
 
 
 def names_in(context: str, names: list[str]) -> bool:
