@@ -77,13 +77,13 @@ def _loop(env: ConsoleEnv, policy: Policy, task: Task, writer: TrajectoryWriter 
     credentials = info.get("credentials")
     policy.reset(task.goal, task.document)
     while True:
-        began = time.monotonic()
+        began, began_cpu = time.monotonic(), time.process_time()
         try:
             decision = policy.act(observation)
         except Exception as exc:  # the policy's infrastructure (an API down after retries), not its judgement
             return EpisodeResult("env_error", observation.step, 0.0, cause=f"policy failed: {exc}",
                                  discrepancies=_discrepancies(env), credentials=credentials)
-        policy_s = time.monotonic() - began
+        policy_s = (time.monotonic() - began, time.process_time() - began_cpu)
         next_observation, _, terminated, truncated, info = env.step(decision)
         if writer is not None:
             writer.step(_record(observation, decision, info, policy_s), screenshot=observation.screenshot)
@@ -100,8 +100,12 @@ def _discrepancies(env: ConsoleEnv) -> list[dict[str, Any]]:
         return []
 
 
-def _record(observation: Any, decision: Decision, info: dict[str, Any], policy_s: float) -> StepRecord:
-    timings = {"policy": round(policy_s, 4), **{k: round(v, 4) for k, v in info["timings"].items()}}
+def _record(observation: Any, decision: Decision, info: dict[str, Any], policy_s: tuple[float, float]) -> StepRecord:
+    """``policy_s``: the decision's wall seconds and the CPU seconds of this process meanwhile (all its
+    threads: a torch policy's intra-op threads count), which is what a CPU-priced policy is billed for."""
+    wall, cpu = policy_s
+    timings = {"policy": round(wall, 4), "policy_cpu": round(cpu, 4),
+               **{k: round(v, 4) for k, v in info["timings"].items()}}
     return StepRecord(
         step=observation.step + 1, url=observation.url, title=observation.title, observation=observation.render(),
         action=decision.action, thought=decision.thought, raw=decision.raw, parsed=info["parsed"], result=info["result"],

@@ -1,14 +1,16 @@
-"""What an episode costs: tokens times a price table for API models, policy seconds for local ones.
+"""What an episode costs: tokens times a price table for API models, CPU seconds for local ones.
 
 The built-in table holds a few API models' list prices in US dollars per million tokens (input,
-output) as published by their providers when this table was written; prices change, so pass your
-own with ``--price-table FILE`` (JSON or YAML, entries override the built-in ones)::
+output) as published by their providers when this table was written, and the price of one CPU
+core (vCPU) for an hour; prices change, so pass your own with ``--price-table FILE`` (JSON or YAML,
+entries override the built-in ones)::
 
-    {"my-model": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}}
+    {"my-model": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}, "cpu_core_hour": 0.05}
 
-A model without a price (a local model, the document follower, the oracle) is costed by the
-seconds its policy spent deciding (``timings.policy`` of every trajectory step): the CPU or GPU
-time the agent itself used, without the browser's.
+A model without a token price (a local model, the document follower, the oracle) is costed by the
+CPU seconds its policy used while deciding (``timings.policy_cpu`` of every trajectory step: the
+agent's own process, not the browser's or the console's) at ``cpu_core_hour``. Its wall seconds
+(``timings.policy``) are kept beside it. A GPU-backed local model is not priced by this table.
 """
 
 from __future__ import annotations
@@ -42,14 +44,27 @@ BUILTIN: dict[str, Price] = {
     "gemini-2.5-flash": Price(0.30, 2.50),
 }
 
+# One vCPU for an hour, US$: an on-demand x86 instance's hourly price over its vCPUs. AWS's EC2 Auto
+# Scaling guide prices c5.2xlarge (8 vCPU) at $0.34 per hour in us-east-1 ($0.0425); an m7g.large
+# (2 vCPU) was listed at $0.0816 in June 2026 ($0.0408). The higher of the two.
+CPU_CORE_HOUR = 0.0425
+CPU_KEY = "cpu_core_hour"
+
 
 class PriceTableError(ValueError):
     pass
 
 
 class PriceTable:
-    def __init__(self, prices: dict[str, Price] | None = None) -> None:
+    def __init__(self, prices: dict[str, Price] | None = None, cpu_core_hour: float | None = CPU_CORE_HOUR) -> None:
         self.prices = dict(BUILTIN if prices is None else prices)
+        self.cpu_core_hour = cpu_core_hour
+
+    def cpu_cost(self, cpu_seconds: float | None) -> float | None:
+        """US$ for ``cpu_seconds`` of one core; None when either is unknown."""
+        if cpu_seconds is None or self.cpu_core_hour is None:
+            return None
+        return cpu_seconds * self.cpu_core_hour / 3600
 
     @classmethod
     def load(cls, path: Path | None = None) -> "PriceTable":
@@ -70,6 +85,9 @@ class PriceTable:
         if not isinstance(data, dict):
             raise PriceTableError(f"{path}: a price table maps model names to {{input_per_mtok, output_per_mtok}}")
         for model, entry in data.items():
+            if model == CPU_KEY:
+                table.cpu_core_hour = _cpu_price(path, entry)
+                continue
             try:
                 table.prices[str(model)] = Price(float(entry["input_per_mtok"]), float(entry["output_per_mtok"]))
             except (TypeError, KeyError, ValueError):
@@ -89,6 +107,26 @@ class PriceTable:
         return self.prices[max(prefixes, key=len)] if prefixes else None
 
     def to_dict(self, model: str | None) -> dict[str, Any] | None:
+        """The price a results document records: the model's tokens, else the CPU's (None: neither known)."""
         price = self.price(model)
-        return None if price is None else {"model": model, "input_per_mtok": price.input_per_mtok,
-                                           "output_per_mtok": price.output_per_mtok}
+        if price is not None:
+            return {"model": model, "input_per_mtok": price.input_per_mtok, "output_per_mtok": price.output_per_mtok}
+        return None if self.cpu_core_hour is None else {CPU_KEY: self.cpu_core_hour}
+
+
+def _cpu_price(path: Path, entry: Any) -> float:
+    try:
+        value = float(entry)
+    except (TypeError, ValueError):
+        value = -1.0
+    if value < 0:
+        raise PriceTableError(f"{path}: {CPU_KEY}: needs a number, US dollars per core-hour (got {entry!r})")
+    return value
+
+
+def format_usd(value: float | None) -> str:
+    """US$ for a table: four decimals, or scientific notation below a tenth of a cent (a CPU-priced
+    policy's cost per task is a few millionths of a dollar)."""
+    if value is None:
+        return "–"
+    return f"${value:.4f}" if value >= 0.001 or value == 0 else f"${value:.2e}"

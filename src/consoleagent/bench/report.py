@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from consoleagent.bench.pricing import format_usd
 from consoleagent.bench.taxonomy import CLASSES
 
 MARKDOWN_FILE = "results.md"
@@ -34,9 +35,12 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def cost_label(group: dict[str, Any]) -> str:
+    """US$ per task, with the CPU seconds it was priced by; policy wall seconds where no price applies."""
     cost = group["cost"]
+    cpu = cost.get("policy_cpu_seconds_per_task")
     if cost["usd_per_task"] is not None:
-        return f"${cost['usd_per_task']:.4f}"
+        usd = format_usd(cost["usd_per_task"])
+        return usd if cpu is None or cost.get("prompt_tokens_per_task") else f"{usd} ({cpu:.2f} CPU-s)"
     return f"{_num(cost['policy_seconds_per_task'], 2)} policy-s"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from consoleagent.bench import stats
-from consoleagent.bench.pricing import PriceTable
+from consoleagent.bench.pricing import Price, PriceTable
 from consoleagent.bench.taxonomy import CLASSES, classify
 from consoleagent.bench.trace import usage_of
 from consoleagent.tasks.spec import TaskSpec
@@ -55,13 +55,21 @@ def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTa
         "steps": int(episode.get("steps") or len(trace)), "seconds": float(episode.get("duration_s") or 0.0),
         "rollout_seconds": round(sum(p.get("seconds", 0.0) for p in record.get("phases") or []), 3),
         "prompt_tokens": int(usage["prompt_tokens"]), "completion_tokens": int(usage["completion_tokens"]),
-        "policy_seconds": usage["policy_s"],
-        "cost_usd": None if price is None else round(price.cost(int(usage["prompt_tokens"]), int(usage["completion_tokens"])), 6),
+        "policy_seconds": usage["policy_s"], "policy_cpu_seconds": usage["policy_cpu_s"],
+        "cost_usd": _cost(price, prices, usage),
         "trajectory": record.get("trajectory"), "worker": record.get("worker"),
     }
     entry["failure"] = classify({**entry, "verdict": record.get("verdict"), "failed_calls": record.get("failed_calls"),
                                  "trace": trace})
     return entry
+
+
+def _cost(price: Price | None, prices: PriceTable, usage: dict[str, Any]) -> float | None:
+    """An API model's tokens at its price; a local policy's CPU seconds at the CPU's (None: unmeasured)."""
+    if price is not None:
+        return round(price.cost(int(usage["prompt_tokens"]), int(usage["completion_tokens"])), 6)
+    cost = prices.cpu_cost(usage["policy_cpu_s"])
+    return None if cost is None else round(cost, 9)
 
 
 def summarize(episodes: list[dict[str, Any]], runs: int) -> dict[str, Any]:
@@ -105,14 +113,22 @@ def summarize(episodes: list[dict[str, Any]], runs: int) -> dict[str, Any]:
         "avg_steps": _round(stats.mean([e["steps"] for e in scored])),
         "avg_seconds": _round(stats.mean([e["seconds"] for e in scored])),
         "cost": {
-            "usd_per_task": _round(stats.mean(priced), 6) if priced and len(priced) == len(episodes) else None,
-            "usd_total": round(sum(priced), 6) if priced else None,
+            # 9 digits: a CPU-priced policy costs around a thousandth of a cent per task
+            "usd_per_task": _round(stats.mean(priced), 9) if priced and len(priced) == len(episodes) else None,
+            "usd_total": round(sum(priced), 9) if priced else None,
             "prompt_tokens_per_task": _round(stats.mean([e["prompt_tokens"] for e in episodes])),
             "completion_tokens_per_task": _round(stats.mean([e["completion_tokens"] for e in episodes])),
             "policy_seconds_per_task": _round(stats.mean([e["policy_seconds"] for e in episodes]), 4),
+            "policy_cpu_seconds_per_task": _cpu_per_task(episodes),
         },
         "failures": failures,
     }
+
+
+def _cpu_per_task(episodes: list[dict[str, Any]]) -> float | None:
+    """Mean CPU seconds per episode; None when an episode did not measure it (recorded before 2026-11-27)."""
+    cpu = [e.get("policy_cpu_seconds") for e in episodes]
+    return _round(stats.mean(cpu), 4) if cpu and all(c is not None for c in cpu) else None
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:

@@ -22,6 +22,7 @@ def compact_step(step: dict[str, Any]) -> dict[str, Any]:
         "prompt_tokens": int(usage.get("prompt_tokens") or 0),
         "completion_tokens": int(usage.get("completion_tokens") or 0),
         "policy_s": float((step.get("timings") or {}).get("policy") or 0.0),
+        "policy_cpu_s": (step.get("timings") or {}).get("policy_cpu"),  # None: recorded before it was measured
     }
 
 
@@ -37,9 +38,12 @@ def read_trace(path: Path | str | None) -> list[dict[str, Any]]:
         return []
 
 
-def usage_of(trace: list[dict[str, Any]]) -> dict[str, float]:
+def usage_of(trace: list[dict[str, Any]]) -> dict[str, Any]:
+    """Tokens and policy seconds of an episode; ``policy_cpu_s`` is None unless every step measured it."""
     return {
         "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in trace),
         "completion_tokens": sum(s.get("completion_tokens", 0) for s in trace),
         "policy_s": round(sum(s.get("policy_s", 0.0) for s in trace), 4),
+        "policy_cpu_s": (round(sum(float(s["policy_cpu_s"]) for s in trace), 4)
+                         if all(s.get("policy_cpu_s") is not None for s in trace) else None),
     }

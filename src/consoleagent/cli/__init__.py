@@ -2,7 +2,7 @@
 product); this module builds the app from them.
 
 - ``run``, ``view``, ``demo``: one episode, a trajectory's page, the demo cloud
-- ``bench`` (and ``compare``), ``verify`` (and ``review``): the benchmark and documentation verification
+- ``bench`` (and ``compare``, ``cost``), ``verify`` (and ``review``): the benchmark and documentation verification
 - ``tasks``, ``templates``, ``console``: task suites, Resource META templates, console backends
 - ``data`` (``collect``, ``samples``, ``tiny-model``), ``explore``, ``train``: the training pipeline
 - ``console_choice``: the ``--console`` option the commands share
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typer
 
-from consoleagent.cli.bench import bench, compare
+from consoleagent.cli.bench import bench, compare, cost
 from consoleagent.cli.console import console_app
 from consoleagent.cli.data import collect, samples, tiny_model
 from consoleagent.cli.demo import demo
@@ -34,6 +34,7 @@ app.add_typer(templates_app, name="templates")
 app.add_typer(tasks_app, name="tasks")
 app.command("bench")(bench)
 app.command("compare")(compare)
+app.command("cost")(cost)
 app.command("verify", epilog=VERIFY_EXIT_CODES)(verify)
 app.command("review")(review)
 app.command("collect")(collect)

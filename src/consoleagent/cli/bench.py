@@ -184,3 +184,33 @@ def compare(
     if output is not None:
         output.write_text(json.dumps(comparison, indent=1) if output.suffix == ".json" else text, encoding="utf-8")
     typer.echo(json.dumps(comparison, indent=1) if as_json else text, nl=False)
+
+
+def cost(
+    run: Path = typer.Argument(..., exists=True, file_okay=False,
+                               help="A benchmark run's directory (its results.json and trajectories/)."),
+    api: list[str] = typer.Option(["gpt-4o-mini"], "--api",
+                                  help="API model to price the same decisions as (repeat for several)."),
+    price_table: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                               help="Prices overriding the built-in table (JSON or YAML; see `bench --help`)."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Also write the report as Markdown (.md) or JSON (.json)."),
+) -> None:
+    """What the run's decisions would have cost an API chat model, beside what the run's policy cost.
+
+    For every step of every episode, the tokens of the request the `llm` policy would send on that page (its system prompt and the recorded observation) and of a one-sentence answer, counted with the model's own tokenizer and priced at the price table. The run's own policy is priced by its measured CPU seconds at the table's `cpu_core_hour`. The share is an upper bound: an API agent that needs more steps, or writes longer thoughts, costs more.
+    """
+    from consoleagent.bench.api_cost import ApiCostError, api_cost, markdown
+    from consoleagent.bench.pricing import PriceTable, PriceTableError
+    from consoleagent.bench.results import ResultsError, load_results
+
+    try:
+        results = load_results(run)
+        prices = PriceTable.load(price_table)
+        reports = [api_cost(results, run, model, prices) for model in api]
+    except (ResultsError, PriceTableError, ApiCostError) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    text = "\n".join(f"## {report['model']}\n\n{markdown(report)}" for report in reports)
+    if output is not None:
+        output.write_text(json.dumps(reports, indent=1) if output.suffix == ".json" else text, encoding="utf-8")
+    typer.echo(text, nl=False)

@@ -1,13 +1,17 @@
 """The system prompt of a chat-model policy: what the console is, how a page is shown, the action
 language, the answer format and the rules. Built from the action table (``describe_actions``),
-so a new action reaches the prompt without editing it.
+so a new action reaches the prompt without editing it. The answer text for a recorded step
+(``completion_text``) lives here too: training targets and the API-cost count both need the answer
+in the format this prompt asks for.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from consoleagent.actions.schema import describe_actions
 from consoleagent.actions.spec import ACTIONS, DISCREPANCY_KINDS
@@ -136,3 +140,43 @@ def model_system_prompt(model_dir: str | Path) -> str | None:
     if not isinstance(system, str):
         raise PromptFileError(f"{path}: system_prompt: expected a string, got {type(system).__name__}")
     return system
+
+
+# -- the answer --------------------------------------------------------------------------------
+
+_ORACLE_PREFIX = re.compile(r"^oracle step \d+:\s*", re.IGNORECASE)
+
+
+def completion_text(thought: str, action: str, document_step: int | None = None) -> str:
+    """The ReAct answer for a step: ``Thought: ...`` (one line), ``Step: n`` when known, ``Action: ...``."""
+    thought = " ".join(_ORACLE_PREFIX.sub("", thought or "").split()) or "I take the next step."
+    thought = thought[0].upper() + thought[1:]
+    lines = [f"Thought: {thought}"]
+    if document_step is not None:
+        lines.append(f"Step: {document_step}")
+    lines.append(f"Action: {action}")
+    return "\n".join(lines)
+
+
+def teacher_thought(record: dict[str, Any]) -> str:
+    """The step's thought; where the teacher wrote only the action's name (the oracle's page-level
+    steps), a sentence from the action's arguments, so that the target says why."""
+    thought = " ".join(_ORACLE_PREFIX.sub("", record.get("thought") or "").split())
+    parsed = record.get("parsed") or {}
+    name, args = parsed.get("name"), parsed.get("args") or {}
+    if thought and thought != name:
+        return thought
+    if name == "report_discrepancy":
+        return (f"Document step {args.get('step')} says {args.get('expected')!s}, but the console shows "
+                f"{args.get('observed')!s}: {str(args.get('kind', '')).replace('_', ' ')}.")
+    if name == "task_complete":
+        return f"The goal is reached: {args.get('answer', '')}".rstrip(": ")
+    if name == "task_unachievable":
+        return f"The goal cannot be reached in this console: {args.get('reason', '')}".rstrip(": ")
+    if name == "goto":
+        return f"I open {args.get('url', 'the page')} directly."
+    if name == "press":
+        return f"I press {args.get('key', 'the key')}."
+    if name == "wait":
+        return "The page is still changing; I wait."
+    return thought

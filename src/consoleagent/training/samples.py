@@ -15,10 +15,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from consoleagent.policies.prompts import messages_for  # the acting policy's chat prompt, shared with the samples
+from consoleagent.policies.prompts import (  # the acting policy's chat prompt and answer format, shared with the samples
+    completion_text,
+    messages_for,
+    teacher_thought,
+)
 
 SAMPLE_KEYS = ("id", "task_id", "trajectory", "step", "document_step", "reward", "prompt", "completion", "action")
-_ORACLE_PREFIX = re.compile(r"^oracle step \d+:\s*", re.IGNORECASE)
 _RUN_IN_NAME = re.compile(r"-run(\d+)$")
 
 
@@ -30,41 +33,6 @@ def shared_system_prompt(samples: Iterable[dict[str, Any]]) -> str | None:
     """The system message every sample shares (None when they differ or there are none)."""
     systems = {sample["prompt"][0]["content"] for sample in samples}
     return systems.pop() if len(systems) == 1 else None
-
-
-def completion_text(thought: str, action: str, document_step: int | None = None) -> str:
-    """The ReAct answer for a step: ``Thought: ...`` (one line), ``Step: n`` when known, ``Action: ...``."""
-    thought = " ".join(_ORACLE_PREFIX.sub("", thought or "").split()) or "I take the next step."
-    thought = thought[0].upper() + thought[1:]
-    lines = [f"Thought: {thought}"]
-    if document_step is not None:
-        lines.append(f"Step: {document_step}")
-    lines.append(f"Action: {action}")
-    return "\n".join(lines)
-
-
-def teacher_thought(record: dict[str, Any]) -> str:
-    """The step's thought; where the teacher wrote only the action's name (the oracle's page-level
-    steps), a sentence from the action's arguments, so that the target says why."""
-    thought = " ".join(_ORACLE_PREFIX.sub("", record.get("thought") or "").split())
-    parsed = record.get("parsed") or {}
-    name, args = parsed.get("name"), parsed.get("args") or {}
-    if thought and thought != name:
-        return thought
-    if name == "report_discrepancy":
-        return (f"Document step {args.get('step')} says {args.get('expected')!s}, but the console shows "
-                f"{args.get('observed')!s}: {str(args.get('kind', '')).replace('_', ' ')}.")
-    if name == "task_complete":
-        return f"The goal is reached: {args.get('answer', '')}".rstrip(": ")
-    if name == "task_unachievable":
-        return f"The goal cannot be reached in this console: {args.get('reason', '')}".rstrip(": ")
-    if name == "goto":
-        return f"I open {args.get('url', 'the page')} directly."
-    if name == "press":
-        return f"I press {args.get('key', 'the key')}."
-    if name == "wait":
-        return "The page is still changing; I wait."
-    return thought
 
 
 def make_sample(*, task_id: str, trajectory: str, run: int, record: dict[str, Any], reward: float,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from consoleagent.bench.pricing import PriceTable, PriceTableError
+from consoleagent.bench.report import cost_label
 from consoleagent.bench.results import aggregate, load_results, ResultsError
 from consoleagent.rollout.ledger import RunLedger
 from consoleagent.tasks.spec import TaskSpec
@@ -25,9 +26,9 @@ def task(task_id: str, product: str = "vpc", difficulty: str = "standard") -> Ta
 
 
 def step(action: str = "click(3)", name: str | None = "click", result: str = "ok", prompt: int = 0, completion: int = 0,
-         policy_s: float = 0.0) -> dict[str, Any]:
+         policy_s: float = 0.0, policy_cpu_s: float | None = None) -> dict[str, Any]:
     return {"action": action, "name": name, "result": result, "prompt_tokens": prompt, "completion_tokens": completion,
-            "policy_s": policy_s}
+            "policy_s": policy_s, "policy_cpu_s": policy_cpu_s}
 
 
 def record(key: str, *, reward: float | None = 1.0, status: str = "completed", trace: list[dict[str, Any]] | None = None,
@@ -127,7 +128,8 @@ def test_cost_from_tokens_for_priced_models_and_policy_seconds_otherwise(tmp_pat
     assert priced["usd_per_task"] == pytest.approx(0.007 * 8 / 9, abs=1e-6)
     assert priced["prompt_tokens_per_task"] == pytest.approx(2000 * 8 / 9, abs=1e-3)
     local = aggregate(records, tasks, 3, meta=META, model="my-local-model")
-    assert local["summary"]["cost"]["usd_per_task"] is None and local["price"] is None
+    # these steps did not measure CPU seconds, so the local model has no cost in US$
+    assert local["summary"]["cost"]["usd_per_task"] is None and local["price"] == {"cpu_core_hour": 0.0425}
     assert local["summary"]["cost"]["policy_seconds_per_task"] == pytest.approx(8 / 9, abs=1e-4)
     # a price table file overrides and extends the built-in one; dated model names find their entry
     table = tmp_path / "prices.yaml"
@@ -140,6 +142,31 @@ def test_cost_from_tokens_for_priced_models_and_policy_seconds_otherwise(tmp_pat
     bad.write_text('{"m": {"input_per_mtok": 1}}')
     with pytest.raises(PriceTableError, match="output_per_mtok"):
         PriceTable.load(bad)
+
+
+def test_a_local_policy_is_priced_by_its_cpu_seconds_when_every_step_measured_them(tmp_path: Path) -> None:
+    tasks = [task("vpc-a")]
+    measured = [step(policy_s=0.9, policy_cpu_s=0.6), step('task_complete("x")', "task_complete", policy_s=0.3,
+                                                           policy_cpu_s=0.3)]
+    results = aggregate([record(f"vpc-a#{r}", trace=measured) for r in range(3)], tasks, 3, meta=META, model=None)
+    cost = results["summary"]["cost"]
+    # 0.9 CPU-s per episode at the built-in $0.0425 per core-hour
+    assert cost["policy_cpu_seconds_per_task"] == pytest.approx(0.9)
+    assert cost["usd_per_task"] == pytest.approx(0.9 * 0.0425 / 3600, rel=1e-6)
+    assert results["price"] == {"cpu_core_hour": 0.0425}
+    assert cost_label(results["summary"]) == "$1.06e-05 (0.90 CPU-s)"
+    # one step without the measurement (a trajectory recorded before it existed): no price, not a guess
+    mixed = [step(policy_cpu_s=0.6), step('task_complete("x")', "task_complete")]
+    unmeasured = aggregate([record("vpc-a#0", trace=mixed)], tasks, 1, meta=META, model=None)["summary"]["cost"]
+    assert unmeasured["usd_per_task"] is None and unmeasured["policy_cpu_seconds_per_task"] is None
+    table = tmp_path / "prices.yaml"
+    table.write_text("cpu_core_hour: 0.36\n")
+    priced = aggregate([record("vpc-a#0", trace=measured)], tasks, 1, meta=META, model=None,
+                       prices=PriceTable.load(table))["summary"]["cost"]
+    assert priced["usd_per_task"] == pytest.approx(0.9 * 0.36 / 3600, rel=1e-6)
+    table.write_text("cpu_core_hour: cheap\n")
+    with pytest.raises(PriceTableError, match="cpu_core_hour: needs a number"):
+        PriceTable.load(table)
 
 
 def test_results_from_a_real_ledger_file_and_loading(tmp_path: Path) -> None:

@@ -80,6 +80,32 @@ def test_two_workers_resume_after_an_interruption(tmp_path: Path) -> None:
     assert results["summary"]["pass1"] == {"mean": 1.0, "std": 0.0, "per_run": [1.0, 1.0]}
     assert results["summary"]["env_errors"]["episodes"] == 0
     assert "| **all** | 2 | 4 | 100.0 ± 0.0% |" in (out / "results.md").read_text()
+    check_cost_of_the_same_decisions(out, results)
+
+
+def check_cost_of_the_same_decisions(out: Path, results: dict[str, Any]) -> None:
+    """`consoleagent cost` on the run: the oracle is priced by its measured CPU seconds, and the API side
+    equals a count made here, request by request, with OpenAI's o200k BPE (gpt-4o-mini's)."""
+    import bpe_openai
+
+    from consoleagent.policies.prompts import messages_for
+
+    assert results["summary"]["cost"]["policy_cpu_seconds_per_task"] > 0
+    cost = subprocess.run([sys.executable, "-m", "consoleagent", "cost", str(out), "--api", "gpt-4o-mini",
+                           "--output", str(out / "cost.json")], capture_output=True, text=True, timeout=120)
+    assert cost.returncode == 0, cost.stdout[-2000:] + cost.stderr[-2000:]
+    report = json.loads((out / "cost.json").read_text())[0]
+    encoding = bpe_openai.get_encoding("o200k_base")
+    prompt = 0
+    for episode in results["episodes"]:
+        for step in read_trajectory(out / "trajectories" / f"{episode['task']}-run{episode['run']}.jsonl").steps:
+            messages = messages_for(step["observation"])
+            prompt += 3 + sum(3 + len(encoding.encode(m["role"])) + len(encoding.encode(m["content"])) for m in messages)
+    assert report["tokenizer"] == "o200k_base" and report["tokenizer_exact"]
+    assert report["api"]["prompt_tokens_per_task"] == prompt / 4
+    assert report["local"]["usd_per_task"] == results["summary"]["cost"]["usd_per_task"] > 0
+    assert 0 < report["local_share"] == report["local"]["usd_per_task"] / report["api"]["usd_per_task"] < 1
+    assert "of the API model's bill for the same decisions" in cost.stdout
 
 
 OPEN_VPC_TASK = {

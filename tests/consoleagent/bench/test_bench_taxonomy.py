@@ -93,8 +93,10 @@ def test_agent_decision_error() -> None:
 
 def test_compact_steps_from_trajectory_records() -> None:
     record = {"type": "step", "step": 1, "action": "click(3)", "parsed": {"name": "click", "args": {"id": 3}},
-              "result": "ok", "usage": {"prompt_tokens": 900, "completion_tokens": 40}, "timings": {"policy": 1.25},
-              "observation": "long text" * 100}
+              "result": "ok", "usage": {"prompt_tokens": 900, "completion_tokens": 40},
+              "timings": {"policy": 1.25, "policy_cpu": 1.1}, "observation": "long text" * 100}
     assert compact_step(record) == {"action": "click(3)", "name": "click", "result": "ok", "prompt_tokens": 900,
-                                    "completion_tokens": 40, "policy_s": 1.25}
+                                    "completion_tokens": 40, "policy_s": 1.25, "policy_cpu_s": 1.1}
+    # recorded before CPU seconds were measured: unknown, never 0
+    assert compact_step({**record, "timings": {"policy": 1.25}})["policy_cpu_s"] is None
     assert compact_step({**record, "parsed": None, "result": "cannot parse"})["name"] is None

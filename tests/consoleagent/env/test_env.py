@@ -4,6 +4,7 @@ environment faults (crashes, server errors, lost login) ending the episode as en
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,36 @@ def test_scripted_episode_creates_a_vpc_seen_in_the_audit_log(env: ConsoleEnv, t
     assert trajectory.footer["status"] == "completed"
     assert [s["result"] for s in trajectory.steps] == ["ok"] * 5
     assert all({"policy", "action", "settle", "observe"} <= set(s["timings"]) for s in trajectory.steps[:-1])
+
+
+class _TimedPolicy:
+    """Spends ``seconds`` per decision either computing or sleeping, then declares the task done."""
+
+    def __init__(self, seconds: float, busy: bool) -> None:
+        self.name, self.seconds, self.busy = "timed", seconds, busy
+
+    def reset(self, goal: str, document: list[str] | None = None) -> None:
+        pass
+
+    def act(self, observation: Any) -> Decision:
+        if self.busy:
+            deadline = time.process_time() + self.seconds
+            while time.process_time() < deadline:
+                pass
+        else:
+            time.sleep(self.seconds)
+        return Decision(action='task_complete("done")')
+
+
+def test_a_step_records_the_policys_cpu_seconds_apart_from_its_wall_seconds(env: ConsoleEnv, tmp_path: Any) -> None:
+    """A CPU-priced policy is billed for computing, not for waiting (docs/formats.md, timings.policy_cpu)."""
+    timings = {}
+    for busy in (True, False):
+        path = tmp_path / f"busy-{busy}.jsonl"
+        run_episode(env, _TimedPolicy(0.3, busy), Task(goal="Nothing", start_url="/vpc/vpcs"), trajectory=path)
+        timings[busy] = read_trajectory(path).steps[0]["timings"]
+    assert timings[True]["policy_cpu"] >= 0.3 and timings[True]["policy"] >= 0.3
+    assert timings[False]["policy"] >= 0.3 and timings[False]["policy_cpu"] < 0.1
 
 
 def test_rejected_actions_are_told_to_the_agent(env: ConsoleEnv) -> None:
