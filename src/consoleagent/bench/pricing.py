@@ -10,7 +10,8 @@ entries override the built-in ones)::
 A model without a token price (a local model, the document follower, the oracle) is costed by the
 CPU seconds its policy used while deciding (``timings.policy_cpu`` of every trajectory step: the
 agent's own process, not the browser's or the console's) at ``cpu_core_hour``. Its wall seconds
-(``timings.policy``) are kept beside it. A GPU-backed local model is not priced by this table.
+(``timings.policy``) are kept beside it. A local model served from a GPU spends GPU time that this
+price does not cover: give it a token price of its own instead.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ BUILTIN: dict[str, Price] = {
     "gemini-2.5-flash": Price(0.30, 2.50),
 }
 
-# One vCPU for an hour, US$: an on-demand x86 instance's hourly price over its vCPUs. AWS's EC2 Auto
-# Scaling guide prices c5.2xlarge (8 vCPU) at $0.34 per hour in us-east-1 ($0.0425); an m7g.large
-# (2 vCPU) was listed at $0.0816 in June 2026 ($0.0408). The higher of the two.
+# One vCPU for an hour, US$: an on-demand instance's hourly price over its vCPUs. The example prices in
+# AWS's EC2 Auto Scaling guide put c5.2xlarge (8 vCPU, x86) at $0.34 per hour in us-east-1 ($0.0425); a
+# June 2026 price list puts m7g.large (2 vCPU, Arm) at $0.0816 ($0.0408). The higher of the two; not
+# checked against a live price list (no network here), so pass your own for a real bill.
 CPU_CORE_HOUR = 0.0425
 CPU_KEY = "cpu_core_hour"
 
