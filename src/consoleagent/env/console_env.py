@@ -31,6 +31,9 @@ from consoleagent.observation.types import HistoryEntry, Observation
 from consoleagent.actions.decision import Decision
 from consoleagent.tasks.task import Task
 
+EMPTY_PAGE_WAIT_MS = 250  # a page with no control is looked at again after this, then settled
+EMPTY_PAGE_LOOKS = 4  # at most 1 s more for a page that really has no control (a blank error page)
+
 
 @dataclass
 class EnvConfig:
@@ -253,6 +256,15 @@ class ConsoleEnv(gym.Env):
     def _observe(self, episode: _Episode, last_error: str | None) -> tuple[Observation, float]:
         began = time.monotonic()
         snapshot = self._snapshot(episode)
+        for _ in range(EMPTY_PAGE_LOOKS):
+            if snapshot.marks:
+                break
+            # A page with no control at all is one still being drawn: a reload the page started itself after
+            # the settle had found the old document quiet (measured: 5 observations in 6,706 benchmark steps,
+            # each just after such a reload; one ended an episode early), or a page that draws late.
+            episode.page.wait_for_timeout(EMPTY_PAGE_WAIT_MS)
+            self._settle(episode)
+            snapshot = self._snapshot(episode)
         episode.marks = {m.id: m for m in snapshot.marks}
         screenshot = marked_screenshot(episode.page, snapshot.marks) if self.config.screenshots else None
         observation = Observation(

@@ -148,6 +148,24 @@ def test_server_error_is_an_env_error(env: ConsoleEnv) -> None:
     assert terminated and info["status"] == "env_error" and "server error 502" in info["cause"]
 
 
+LATE_PAGE = ("<!doctype html><title>late</title><body><p>Loading</p><script>"
+             "setTimeout(() => { document.body.innerHTML = '<button>Ready</button>'; }, 700);</script></body>")
+
+
+def test_a_page_with_no_control_yet_is_looked_at_again(env: ConsoleEnv) -> None:
+    """A page still being drawn (here: its controls come after a 700 ms timer, longer than the settle waits for)
+    is observed again rather than shown to the agent empty; a page that stays empty costs a bounded wait."""
+    env.reset(Task(goal="wait for it", start_url="/vpc/vpcs"))
+    env.page.route("**/late-page", lambda route: route.fulfill(status=200, content_type="text/html", body=LATE_PAGE))
+    env.page.route("**/empty-page", lambda route: route.fulfill(status=200, content_type="text/html",
+                                                               body="<!doctype html><title>empty</title><p>nothing</p>"))
+    observation, *_ = env.step('goto("/late-page")')
+    assert [m.name for m in observation.marks] == ["Ready"]
+    began = time.monotonic()
+    observation, *_ = env.step('goto("/empty-page")')
+    assert observation.marks == [] and time.monotonic() - began < 5
+
+
 def test_lost_login_is_an_env_error(env: ConsoleEnv) -> None:
     env.reset(Task(goal="session", start_url="/vpc/vpcs"))
     env.page.context.clear_cookies()
