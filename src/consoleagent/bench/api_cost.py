@@ -52,7 +52,10 @@ class Tokenizer:
 
 def tokenizer_for(model: str) -> Tokenizer:
     """The model's own BPE where OpenAI published it, else gpt-4o's (``exact`` says which)."""
-    import bpe_openai
+    try:
+        import bpe_openai
+    except ImportError:
+        raise ApiCostError("counting an API model's tokens needs bpe-openai: pip install 'consoleagent[bench]'") from None
 
     try:
         name, exact = bpe_openai.encoding_name_for_model(model.rsplit("/", 1)[-1]), True

@@ -4,6 +4,7 @@ a real run is in test_bench_run.py."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,9 @@ def test_a_missing_trajectory_or_price_is_named(tmp_path: Path) -> None:
         api_cost(results_with([episode]), tmp_path, "my-model", PriceTable())
     with pytest.raises(ApiCostError, match="no episodes"):
         api_cost(results_with([]), tmp_path, "gpt-4o-mini", PriceTable())
+
+
+def test_without_the_tokenizer_package_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bpe_openai", None)  # as if it were not installed: import raises ImportError
+    with pytest.raises(ApiCostError, match=r"needs bpe-openai: pip install 'consoleagent\[bench\]'"):
+        tokenizer_for("gpt-4o-mini")
