@@ -9,9 +9,10 @@ recorded thought and action, ``completion_text``). The tokens are counted with t
 tokenizer (``bpe-openai``: OpenAI's BPE tables, packaged, no download) and OpenAI's per-message chat
 overhead, and priced at the bench's price table.
 
-What this is and is not: it is the cost of an API agent that needs as many steps as the run's policy
-and writes one-sentence thoughts; an API agent that needs more steps, or reasons at length, costs
-more. So the ratio ``local / API`` it reports is an upper bound on the local policy's share.
+What this is and is not: it is the cost of an API agent that takes the run's policy's steps and writes
+one-sentence thoughts. One that reasons at length costs more; one that needs fewer steps costs less.
+The oracle's run (the task's known solution) has the fewest steps a task needs, so ``cost`` on it gives
+the floor for an API agent that writes short thoughts.
 """
 
 from __future__ import annotations

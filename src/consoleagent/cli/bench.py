@@ -197,7 +197,7 @@ def cost(
 ) -> None:
     """What the run's decisions would have cost an API chat model, beside what the run's policy cost.
 
-    For every step of every episode, the tokens of the request the `llm` policy would send on that page (its system prompt and the recorded observation) and of a one-sentence answer, counted with the model's own tokenizer and priced at the price table. The run's own policy is priced by its measured CPU seconds at the table's `cpu_core_hour`. The share is an upper bound: an API agent that needs more steps, or writes longer thoughts, costs more.
+    For every step of every episode, the tokens of the request the `llm` policy would send on that page (its system prompt and the recorded observation) and of a one-sentence answer, counted with the model's own tokenizer and priced at the price table. The run's own policy is priced by its measured CPU seconds at the table's `cpu_core_hour`. An API agent that writes longer thoughts costs more, one that needs fewer steps less: run it on the oracle's run for the fewest steps.
     """
     from consoleagent.bench.api_cost import ApiCostError, api_cost, markdown
     from consoleagent.bench.pricing import PriceTable, PriceTableError
