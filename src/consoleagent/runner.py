@@ -83,10 +83,10 @@ def _loop(env: ConsoleEnv, policy: Policy, task: Task, writer: TrajectoryWriter 
         except Exception as exc:  # the policy's infrastructure (an API down after retries), not its judgement
             return EpisodeResult("env_error", observation.step, 0.0, cause=f"policy failed: {exc}",
                                  discrepancies=_discrepancies(env), credentials=credentials)
-        policy_s = (time.monotonic() - began, time.process_time() - began_cpu)
+        policy_time = (time.monotonic() - began, time.process_time() - began_cpu)
         next_observation, _, terminated, truncated, info = env.step(decision)
         if writer is not None:
-            writer.step(_record(observation, decision, info, policy_s), screenshot=observation.screenshot)
+            writer.step(_record(observation, decision, info, policy_time), screenshot=observation.screenshot)
         observation = next_observation
         if terminated or truncated:
             return EpisodeResult(info["status"], observation.step, 0.0, cause=info.get("cause"), answer=info.get("answer"),
@@ -100,10 +100,10 @@ def _discrepancies(env: ConsoleEnv) -> list[dict[str, Any]]:
         return []
 
 
-def _record(observation: Any, decision: Decision, info: dict[str, Any], policy_s: tuple[float, float]) -> StepRecord:
-    """``policy_s``: the decision's wall seconds and the CPU seconds of this process meanwhile (all its
+def _record(observation: Any, decision: Decision, info: dict[str, Any], policy_time: tuple[float, float]) -> StepRecord:
+    """``policy_time``: the decision's wall seconds and the CPU seconds of this process meanwhile (all its
     threads: a torch policy's intra-op threads count), which is what a CPU-priced policy is billed for."""
-    wall, cpu = policy_s
+    wall, cpu = policy_time
     timings = {"policy": round(wall, 4), "policy_cpu": round(cpu, 4),
                **{k: round(v, 4) for k, v in info["timings"].items()}}
     return StepRecord(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from consoleagent.bench.pricing import PriceTable, format_usd
+from consoleagent.bench.report import format_number
 from consoleagent.policies.prompts import completion_text, messages_for, teacher_thought
 from consoleagent.trajectory.reader import TrajectoryFormatError, read_trajectory
 
@@ -128,7 +129,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"| | {local['policy']} (this run) | {report['model']}, the same decisions |",
         "|---|---:|---:|",
         f"| US$ per task | {format_usd(local['usd_per_task'])} | {format_usd(api['usd_per_task'])} |",
-        f"| CPU seconds per task | {_num(local['cpu_seconds_per_task'], 3)} | – |",
+        f"| CPU seconds per task | {format_number(local['cpu_seconds_per_task'], 3)} | – |",
         f"| prompt / completion tokens per task | – | {api['prompt_tokens_per_task']:,.0f} / "
         f"{api['completion_tokens_per_task']:,.0f} |",
         f"| steps per task | {api['steps_per_task']:.1f} | {api['steps_per_task']:.1f} |",
@@ -138,7 +139,3 @@ def markdown(report: dict[str, Any]) -> str:
            else f"The run's policy costs **{100 * share:.3g}%** of the API model's bill for the same decisions."),
     ]
     return "\n".join(lines) + "\n"
-
-
-def _num(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"

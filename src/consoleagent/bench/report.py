@@ -30,7 +30,7 @@ def _pass1(group: dict[str, Any]) -> str:
     return f"{100 * p['mean']:.1f} ± {100 * (p['std'] or 0.0):.1f}%"
 
 
-def _num(value: float | None, digits: int = 1) -> str:
+def format_number(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
@@ -41,7 +41,7 @@ def cost_label(group: dict[str, Any]) -> str:
     if cost["usd_per_task"] is not None:
         usd = format_usd(cost["usd_per_task"])
         return usd if cpu is None or cost.get("prompt_tokens_per_task") else f"{usd} ({cpu:.2f} CPU-s)"
-    return f"{_num(cost['policy_seconds_per_task'], 2)} policy-s"
+    return f"{format_number(cost['policy_seconds_per_task'], 2)} policy-s"
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -62,7 +62,7 @@ def markdown(results: dict[str, Any]) -> str:
     def row(label: str, group: dict[str, Any]) -> str:
         at_k = "".join(f"{_pct(group['pass_at_k'].get(k))} | " for k in ks)
         return (f"| {label} | {group['tasks']} | {group['episodes']} | {_pass1(group)} | {at_k}"
-                f"{group['env_errors']['episodes']} | {_num(group['avg_steps'])} | {_num(group['avg_seconds'])} | "
+                f"{group['env_errors']['episodes']} | {format_number(group['avg_steps'])} | {format_number(group['avg_seconds'])} | "
                 f"{cost_label(group)} |")
 
     lines.append(row("**all**", summary))

@@ -1,5 +1,5 @@
-"""``consoleagent.bench.api_cost`` on its own: OpenAI's tokenizers offline (token ids as OpenAI's
-``tiktoken`` gives them), the chat overhead, and the errors that name what is missing. The count on
+"""``consoleagent.bench.api_cost`` on its own: OpenAI's tokenizers offline (the ids of "hello world" as
+published for o200k and cl100k; tiktoken itself cannot run here, it downloads its tables), the chat overhead, and the errors that name what is missing. The count on
 a real run is in test_bench_run.py."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from consoleagent.bench.pricing import PriceTable
 def test_openai_models_get_their_own_tokenizer_and_others_gpt_4o_s() -> None:
     mini = tokenizer_for("gpt-4o-mini")
     assert (mini.name, mini.exact) == ("o200k_base", True)
-    assert mini.encoding.encode("hello world") == [24912, 2375]  # o200k_base, as tiktoken encodes it
+    assert mini.encoding.encode("hello world") == [24912, 2375]  # o200k_base's published ids for it
     legacy = tokenizer_for("openai/gpt-3.5-turbo")
     assert legacy.name == "cl100k_base" and legacy.encoding.encode("hello world") == [15339, 1917]
     other = tokenizer_for("claude-sonnet-4")
