@@ -76,6 +76,9 @@ _CONDITION = re.compile(r"^(?:\w+\.\s+)?(?:only|available only|applies only|used
                         r"|^(?:\w+\.\s+)?(?P<first>[A-Z][\w -]{2,40}?)\s+only\s*[.:;]"
                         # "The key pair to bind when Key Pair is selected."
                         r"|\b(?:when|if)\s+(?P<selected>[^.;,]{2,40}?)\s+is\s+(?:selected|chosen|enabled|turned on)\b", re.I)
+# "set the **Peak Bandwidth** in Mbps", "enter the **Tag Value**": a field a description says to set, and its unit
+_SET_FIELD = re.compile(r"\b(?:set|enter|specify|type)\s+(?:the\s+|a\s+)?" + _BOLD.format("label")
+                        + r"(?:\s+in\s+(?P<unit>[A-Za-z]{2,8})\b)?", re.I)
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
 
@@ -106,6 +109,9 @@ class Instruction:
     row: str = ""  # click: only in the row of this resource (a batch operation done one row at a time)
     per_row: bool = False  # part of a batch operation redone one row at a time: its dialogs are the row's own
     elsewhere: str = ""  # find: never in this context (the row whose disabled button asked for what is found)
+    # fill of a switch: the fields its description says to set once it is on ("Select it to assign a public IP
+    # address, and set the **Peak Bandwidth** in Mbps"), each with no value yet and the unit the description gives
+    reveals: list[Instruction] = field(default_factory=list)
 
 
 def instructions_from(step_text: str) -> list[Instruction]:
@@ -198,7 +204,16 @@ def field_instruction(spec: FieldSpec) -> Instruction | None:
     if value.kind == "instruction":
         return Instruction("choose", spec.label, value.text, text=text, options=list(value.options), condition=when)
     return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount, condition=when,
-                       options=bold_labels(spec.description or "") or listed_choices(spec.description or ""))
+                       options=bold_labels(spec.description or "") or listed_choices(spec.description or ""),
+                       reveals=revealed_fields(spec.description or ""))
+
+
+def revealed_fields(description: str) -> list[Instruction]:
+    """The fields a description tells the reader to set ("... and set the **Peak Bandwidth** in Mbps"): on a
+    switch's row, those its being on shows. Their values are the goal's, so they carry none; the unit ("in
+    Mbps") is what tells the goal's "10 Mbps" from its other numbers."""
+    return [Instruction("fill", m.group("label").strip(), text=m.group(0), unit=m.group("unit"))
+            for m in _SET_FIELD.finditer(description)]
 
 
 def sentence_instructions(line: str) -> list[Instruction]:

@@ -488,11 +488,26 @@ class DocFollowerPolicy(Detours):
         return decision
 
     def _toggle(self, ins: Instruction, mark: Mark, on: bool) -> Decision | None:
+        revealed = self._revealed(ins) if on else []
         if ("checked" in mark.states) == on:
             self.queue.popleft()
+            self.queue.extendleft(reversed(revealed))
             return None
         action = Action("check" if on else "uncheck", (mark.id,))
-        return self._decide(action, f"Step {self.step}: {action.name} {ins.target!r}: [{mark.id}] {mark.name!r}.", ins)
+        decision = self._decide(action, f"Step {self.step}: {action.name} {ins.target!r}: [{mark.id}] {mark.name!r}.", ins)
+        self.queue.extendleft(reversed(revealed))
+        return decision
+
+    def _revealed(self, ins: Instruction) -> list[Instruction]:
+        """The fields a switch shows once on, for which the goal has a value ("a public IPv4 address of 10 Mbps"
+        for **Peak Bandwidth**, set "in Mbps"); those it has none for keep the console's default."""
+        found = []
+        for field in ins.reveals:
+            amount = self.values.amount_in(field.unit) if field.unit else None
+            value = f"{amount} {field.unit}" if amount else value_from_goal(field.target, self.goal)
+            if value:
+                found.append(replace(field, value=value, amount=amount, text=f"{field.target}: {value}"))
+        return found
 
     def _select_in_group(self, ins: Instruction, group: list[Mark]) -> Decision | None:
         """A radio group named by the document ("Select the **Instance Type**", and as a click "Select the **Logon

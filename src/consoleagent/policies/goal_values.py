@@ -26,6 +26,10 @@ SHAPES = [
     re.compile(r"\b\d+\s?(?i:months?|years?)\b"),  # a period: "for 3 months" is the option "3 Months"
     re.compile(r"(?<![\w.#@$%&*!+=/-])\d+(?![\w.-])"),  # a bare number (not the 01 of web-01, the 77 of Db#77)
 ]
+# A bare number that is no rate: "10 Mbps" is a bandwidth, never a disk's capacity (measured as the public address's
+# 10 Mbps typed into **System Disk Capacity**)
+_NO_RATE = re.compile(SHAPES[-1].pattern + r"(?!\s?(?:[KMG]bps|[KMG]b/s)\b)")
+_RATE_LABEL = re.compile(r"\b(?:bandwidth|speed|rate|throughput)\b", re.IGNORECASE)
 # A count is a number before a noun that is no unit of measure ("Create 2 pay-as-you-go instances"): "3 months"
 # and "10 Mbps" are never how many
 _COUNTED = re.compile(r"(?<![\w.#@$%&*!+=/-])(\d+)\s+(?!(?:GiB|GB|TiB|TB|MiB|MB|Mbps|Gbps|vCPUs?|cores?|months?|years?|"
@@ -93,7 +97,8 @@ class GoalValues:
             return self._take(_COUNTED, 1) or example  # measured as "3 months" ordering three instances
         for shape in SHAPES:
             if shape.fullmatch(example.strip()):
-                return self._take(shape) or example
+                bare = shape is SHAPES[-1] and not _RATE_LABEL.search(label)
+                return self._take(_NO_RATE if bare else shape) or example
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example
@@ -110,6 +115,10 @@ class GoalValues:
         if "name" in lowered:
             return self._take(RENAMED, 1) or self._take(NAMED, 1)
         return self._labelled(label, example) or option_in_goal(list(options), self.goal) or self._instead(example)
+
+    def amount_in(self, unit: str) -> str | None:
+        """The goal's number in ``unit`` ("10" of "a public IPv4 address of 10 Mbps" for a field set "in Mbps")."""
+        return self._take(re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s?{re.escape(unit)}\b", re.IGNORECASE), 1)
 
     def _instead(self, example: str) -> str | None:
         """"... so that it applies only to 203.0.113.0/24 instead of 0.0.0.0/0": the new value of the example's

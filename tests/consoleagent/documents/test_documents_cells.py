@@ -65,3 +65,16 @@ def test_a_required_column_and_an_example_column() -> None:
     assert [(s.label, s.required, s.value.kind) for s in specs] == [  # type: ignore[union-attr]
         ("Name", True, "example"), ("Tag", False, "unspecified")]
     assert table_fields(table) == [("Name", "web-01")]
+
+
+def test_a_switch_rows_description_names_the_fields_it_shows_with_their_unit() -> None:
+    """"Select it to assign a public IP address, and set the **Peak Bandwidth** in Mbps": turning the switch on
+    shows **Peak Bandwidth**, whose value the goal gives in Mbps; other bold words of a description are no fields."""
+    from consoleagent.documents.instructions import instructions_from, revealed_fields
+    step = ("Configure the network.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+            "| **Assign Public IPv4 Address** | Select it to assign a public IP address, and set the **Peak Bandwidth** "
+            "in Mbps. | Cleared |\n| **Image** | **Public Image** or **Custom Image**. | Public Image |")
+    switch, image = instructions_from(step)
+    assert [(f.kind, f.target, f.value, f.unit) for f in switch.reveals] == [("fill", "Peak Bandwidth", "", "Mbps")]
+    assert image.reveals == []
+    assert [(f.target, f.unit) for f in revealed_fields("Then enter the **Tag Value**.")] == [("Tag Value", None)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tests import FIXTURES
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -1157,6 +1158,41 @@ def test_a_period_is_the_durations_value_and_no_count_or_measure_is_a_quantity()
     assert GoalValues(goal).value_for("Quantity", "1") == "1"
     assert GoalValues("Create 2 pay-as-you-go ecs.g7.large ECS instances.").value_for("Quantity", "1") == "2"
     assert GoalValues("Take a snapshot kept for 30 days.").value_for("Retention period", "7") == "30"
+
+
+NETWORK_STEP = ("In the **Networking** step, configure the network of the instance and click **Next**.\n"
+                "| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                "| **Assign Public IPv4 Address** | Select it to assign a public IP address, and set the **Peak "
+                "Bandwidth** in Mbps. | Cleared |")
+
+
+def test_a_switch_whose_object_the_goal_names_is_turned_on_and_the_field_it_shows_takes_the_goals_measure() -> None:
+    """Measured as ecs-instance-create-02 (training split): "with a public IPv4 address of 10 Mbps" never says
+    "assign", so the switch stayed cleared as in the document's example and the instance had no public address."""
+    goal = "Create an ECS instance named erp-app-01 for 3 months, with a public IPv4 address of 10 Mbps."
+    switch = Mark(1, "checkbox", "Assign Public IPv4 Address")
+    policy = follower([NETWORK_STEP], goal)
+    assert policy.act(page("/ecs/create", [switch, Mark(3, "button", "Next")])).action == "check(1)"
+    shown = [replace(switch, states=["checked"]), Mark(2, "spinbutton", "Peak Bandwidth", value="1"),
+             Mark(3, "button", "Next")]
+    assert policy.act(page("/ecs/create", shown)).action == 'type(2, "10")'  # the number its unit names, not "3"
+    assert policy.act(page("/ecs/create", [*shown[:1], replace(shown[1], value="10"), shown[2]])).action == "click(3)"
+    for silent in ("Create an ECS instance named erp-app-01.", "Create an instance without a public IPv4 address."):
+        assert follower([NETWORK_STEP], silent).act(page("/ecs/create", [switch, Mark(3, "button", "Next")])).action \
+            == "click(3)"  # the document's example (cleared) stands
+
+
+def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
+    """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
+    which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""
+    from consoleagent.policies.goal_values import GoalValues
+    goal = "Create an ECS instance named erp-app-01 with a public IPv4 address of 10 Mbps."
+    values = GoalValues(goal)
+    assert values.value_for("System Disk Capacity", "40") == "40"
+    assert values.amount_in("Mbps") == "10"
+    assert values.amount_in("Mbps") is None  # each value once
+    assert GoalValues("Allocate an EIP of 8 Mbps.").value_for("Peak bandwidth", "5") == "8"
+    assert GoalValues("Create a disk of 80 GiB.").value_for("Capacity", "40") == "80"
 
 
 def test_an_option_the_goal_writes_whole_is_chosen_when_the_documents_is_not_offered() -> None:

@@ -225,6 +225,9 @@ def _before(tokens: list[str], index: int) -> str | None:
 
 
 _SWITCH_ON = {"enable", "activate", "allow"}
+_NEGATIONS = {"without", "not", "no", "never"}
+# A switch labelled with one of these verbs gives its object to the resource ("Assign Public IPv4 Address")
+_GIVING = {stem(w) for w in ("assign", "use", "add", "attach", "bind", "associate", "allocate", "include", "apply")}
 _SWITCH_OFF = {"disable", "deactivate", "stop", "cancel"}
 # "with auto-renewal enabled": the participle after the switch's words (measured as the switch left cleared)
 _SWITCHED_ON = {stem(w) for w in ("enabled", "activated", "allowed")}
@@ -246,6 +249,22 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
             if i >= len(rest) and plain[i - len(rest):i] == rest and s in _SWITCHED_OFF | _SWITCHED_ON:
                 return s in _SWITCHED_ON
     for i, s in enumerate(stems):
-        if s == words[0] and i > 0 and stems[i - 1] in ("without", "not", "no", "never"):
+        if s == words[0] and i > 0 and stems[i - 1] in _NEGATIONS:
             return False
-    return True if all(w in stems for w in words) else None
+    if all(w in stems for w in words):
+        return True
+    return _given_object(words, stems)
+
+
+def _given_object(words: list[str], stems: list[str]) -> bool | None:
+    """"Assign Public IPv4 Address" for a goal "with a public IPv4 address of 10 Mbps": a switch whose label is a
+    verb of giving and its object is on when the goal names the object whole, off when it says "without" (or "no")
+    the object (measured as an instance created with no public address and the bandwidth the goal asked for lost)."""
+    if words[0] not in _GIVING or len(words) < 3:
+        return None
+    rest = words[1:]
+    for i in range(len(stems) - len(rest) + 1):
+        if stems[i:i + len(rest)] == rest:
+            before = [s for s in stems[max(0, i - 3):i] if s not in ("a", "an", "the", "any")]
+            return not (before and before[-1] in _NEGATIONS)
+    return None
