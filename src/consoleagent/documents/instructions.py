@@ -29,9 +29,11 @@ _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
 _CHECK = re.compile(r"\b(?P<verb>select|check|turn on|enable|clear|uncheck|deselect|turn off|disable)\s+(?:the\s+)?"
                     + _BOLD.format("label") + r"\s+(?:check ?box|switch|option|radio button|toggle)", re.I)
-# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**": several fields, no values
-_CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter|fill in|select|choose)\s+the\s+"
-                            r"\*\*[^*]+\*\*(?:\s*,\s*(?:the\s+)?\*\*[^*]+\*\*)*\s*,?\s*and\s+(?:the\s+)?\*\*[^*]+\*\*"
+# "change the **A** and the **B**", "select the **Zone** and the **Instance Type**", "optionally enter a **Tag Key**
+# and **Tag Value**": several fields, no values (the same article before each)
+_CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter|fill in|select|choose)\s+(?:the|an?)\s+"
+                            r"\*\*[^*]+\*\*(?:\s*,\s*(?:(?:the|an?)\s+)?\*\*[^*]+\*\*)*\s*,?\s*and\s+(?:(?:the|an?)\s+)?"
+                            r"\*\*[^*]+\*\*"
                             # "optionally enter the **Instance Name**": one field, its value the goal's
                             r"|\b(?P<verb2>change|modify|update|edit|enter|specify|fill in)\s+the\s+\*\*[^*]+\*\*", re.I)
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)

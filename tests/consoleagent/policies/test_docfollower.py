@@ -1182,6 +1182,24 @@ def test_a_switch_whose_object_the_goal_names_is_turned_on_and_the_field_it_show
             == "click(3)"  # the document's example (cleared) stands
 
 
+def test_a_key_and_value_the_document_names_without_values_split_the_goals_pair() -> None:
+    """Measured as ecs-instance-create-06 (training split): "optionally enter a **Tag Key** and **Tag Value**" gave
+    no instruction at all, and the instance was created without the goal's tag team:research."""
+    step = ("In the **Grouping** step, optionally enter a **Tag Key** and **Tag Value**, and select **Enable release "
+            "protection** to prevent the instance from being released by mistake.")
+    assert [(i.kind, i.target) for i in instructions_from(step)] == [
+        ("choose", "Tag Key"), ("choose", "Tag Value"), ("click", "Enable release protection")]
+    goal = "Create an ECS instance named lab-vm with release protection enabled and the tag team:research."
+    marks = [Mark(1, "textbox", "Tag Key"), Mark(2, "textbox", "Tag Value"),
+             Mark(3, "checkbox", "Enable release protection"), Mark(4, "button", "Next")]
+    policy = follower([step], goal)
+    assert policy.act(page("/ecs/create", marks)).action == 'type(1, "team")'
+    marks[0] = replace(marks[0], value="team")
+    assert policy.act(page("/ecs/create", marks)).action == 'type(2, "research")'
+    silent = follower([step], "Create an ECS instance named lab-vm with release protection enabled.")
+    assert silent.act(page("/ecs/create", marks[1:])).action == "click(3)"  # optional, and the goal has no tag
+
+
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
     """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
     which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""

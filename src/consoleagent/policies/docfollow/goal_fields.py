@@ -16,7 +16,8 @@ field's label in the goal and takes the value beside it. So does this:
 - a role preposition stands for a label that is absent from the goal: "from X" is the source, "to
   X" the target, as in "a cast from integer to text";
 - a path in the goal is the value of a field about a file; a switch is on when all its words are in
-  the goal, off when the goal says "without <its verb>ing", unknown otherwise.
+  the goal, off when the goal says "without <its verb>ing", unknown otherwise;
+- a pair's two fields ("Tag Key", "Tag Value") split the goal's pair for the thing ("the tag team:research").
 
 Values are returned as written in the goal; None when the goal does not name one for this field.
 """
@@ -37,6 +38,9 @@ _PRINCIPALS = {"role", "user", "group", "login"}  # "for the role alice": the wo
 GENERIC = {"field", "value", "name", "type", "option", "box", "listbox", "list", "drop", "down", "switch", "the"}
 _VALUE_LIKE = re.compile(r"^(?:\$\{.+\}|[\"'].+[\"']|.*[_.\d/@:].*|[A-Z][A-Z0-9_]*|[A-Z])$")
 _ACRONYM = re.compile(r"[A-Z]{2,5}")  # ECS, VPC, EIP, RDS: a product's name, no digits
+# A key/value pair's two fields ("Tag Key", "Tag Value") and the goal's pair for them ("team:research", "env=prod")
+_PAIR_PART = re.compile(r"(?P<what>.*\w)\s+(?P<part>key|value)", re.IGNORECASE)
+_KEY_VALUE = re.compile(r"(?P<key>[A-Za-z][\w-]*)\s*[:=]\s*(?P<value>[\w-]+)")
 _PATH = re.compile(r"(?<![\w/])(/[\w.@+-]+(?:/[\w.@+-]+)+)")
 
 
@@ -118,6 +122,11 @@ def _product_before(got: str, tokens: list[str], start: int, whole: bool) -> boo
 
 def value_from_goal(label: str, goal: str) -> str | None:
     """The goal's value for the field ``label`` (see the module docstring), or None."""
+    pair = _PAIR_PART.fullmatch(label.strip())
+    if pair:  # "the tag team:research": **Tag Key** is "team", **Tag Value** "research"
+        parts = _KEY_VALUE.fullmatch(value_from_goal(pair.group("what"), goal) or "")
+        if parts:
+            return parts.group(pair.group("part").casefold())
     tokens = _tokens(goal)
     if not tokens:
         return None
