@@ -1059,7 +1059,9 @@ function __somMark(args) {
         const first = texts.find((t, i) => t && i !== c.cellIndex);
         ctx.push(`row ${c.row.n}` + (first ? `: ${cut(first, 40)}` : ""));
       } else {
-        const cells = texts.filter(Boolean).filter((t) => t !== name).slice(0, 5).map((t) => cut(t, 40));
+        // The first cell is the row's identity (an address, an id and a name together: "47.123.48.58 eip-bn6…
+        // pilot-nat-eip"); cut at 40 it lost the name, and the wrong EIP's row was taken for the goal's.
+        const cells = texts.filter(Boolean).filter((t) => t !== name).slice(0, 5).map((t, i) => cut(t, i === 0 ? 100 : 40));
         if (cells.length) ctx.push("row: " + cells.join(" | "));
         else if (!texts.some(Boolean)) ctx.push(`row ${c.row.n}`); // a new row has no text yet
         if (c.table && c.cellIndex != null && c.table.cols[c.cellIndex] && clean(c.table.cols[c.cellIndex].t)) ctx.push(`column "${cut(clean(c.table.cols[c.cellIndex].t), 40)}"`);

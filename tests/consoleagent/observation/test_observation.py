@@ -190,6 +190,22 @@ def test_row_actions_know_their_row(som: Any, site: str) -> None:
     assert re.search(r"row: web-02 \| Stopped\n +\[\d+\] textbox \"Hostname\"\n +\[\d+\] button \"Stop\"", text)
 
 
+def test_a_rows_first_cell_keeps_the_name_after_a_long_address_and_id(som: Any) -> None:
+    """Measured as vpc-release-eip-03 (training split): the first cell "47.123.48.58 eip-bn6elmlomq48lqvqm
+    pilot-nat-eip" was cut at 40 characters, so neither row's buttons named their EIP, and after the row's
+    association was undone the follower released the other EIP, pilot-nat-eip-keep."""
+    som.set_content("""<table aria-label="EIPs"><thead><tr><th>EIP</th><th>Status</th><th>Actions</th></tr></thead><tbody>
+      <tr><td>47.102.218.131 eip-r2xscr9q3fd5txvah pilot-nat-eip-keep</td><td>Available</td><td><button>More</button></td></tr>
+      <tr><td>47.123.48.58 eip-bn6elmlomq48lqvqm pilot-nat-eip</td><td>Available</td><td><button>More</button></td></tr>
+      </tbody></table>""")
+    contexts = [m.context for m in snapshot(som).marks if m.name == "More"]
+    assert [c.split(" | ")[0] for c in contexts] == ["row: 47.102.218.131 eip-r2xscr9q3fd5txvah pilot-nat-eip-keep",
+                                                     "row: 47.123.48.58 eip-bn6elmlomq48lqvqm pilot-nat-eip"]
+    long_status = "x" * 70
+    som.set_content(f"<table><tr><td>web-01</td><td>{long_status}</td><td><button>Stop</button></td></tr></table>")
+    assert snapshot(som).marks[0].context.startswith(f"row: web-01 | {long_status[:39]}…")  # other cells stay short
+
+
 def test_hidden_and_offscreen(som: Any, site: str) -> None:
     som.goto(f"{site}/controls.html")
     snap = snapshot(som)
