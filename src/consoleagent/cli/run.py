@@ -52,6 +52,7 @@ def run(
 
     With --task the outcome is judged by the task's reward rule from the console's audit log; a free
     --goal has no judge, so the agent's own claim is reported as unverified."""
+    from consoleagent.documents.references import referenced_procedures
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.runner import run_episode
     from consoleagent.tasks import Task
@@ -61,9 +62,10 @@ def run(
         raise typer.Exit(2)
     check_release(release, stratus=console == "stratus" and (url is None or bool(admin_token)))
     document = _read_document(doc)
+    related = referenced_procedures(doc, doc.parent, recursive=False) if doc is not None else {}  # those beside it
     spec = _suite_task(console, task_id) if task_id else None
     if spec is not None and not document:
-        document = _task_document(console, spec)
+        document, related = _task_documents(console, spec)
     if policy == "docfollower" and not document:
         error("the docfollower follows a document: pass --doc FILE (or choose another --policy, e.g. llm)")
         raise typer.Exit(2)
@@ -83,8 +85,10 @@ def run(
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     trajectory = out_dir / f"{stamp}-{policy}.jsonl"
     if spec is not None:
-        raise typer.Exit(_run_task(env, adapter, agent, policy, spec, document, trajectory, max_steps, time_limit))
-    task = Task(goal=goal or "", start_url=start, document=document, max_steps=max_steps, time_limit_s=time_limit)
+        raise typer.Exit(_run_task(env, adapter, agent, policy, spec, (document, related), trajectory, max_steps,
+                                   time_limit))
+    task = Task(goal=goal or "", start_url=start, document=document, related=related, max_steps=max_steps,
+                time_limit_s=time_limit)
     try:
         with out.status(f"Running {policy} on {adapter.base_url} ...") if is_terminal() else nullcontext():
             result = run_episode(env, agent, task, trajectory=trajectory, release=release)
@@ -116,16 +120,18 @@ def _suite_task(console: str, task_id: str):  # noqa: ANN202
     return specs[task_id]
 
 
-def _task_document(console: str, spec) -> list[str]:  # noqa: ANN001
+def _task_documents(console: str, spec) -> tuple[list[str], dict[str, list[str]]]:  # noqa: ANN001
+    """The task's document steps and the procedures its document refers to, from the console's documents."""
     from consoleagent.consoles import resolve_class
 
     backend = resolve_class(console)
     root = (backend() if isinstance(backend, type) else backend).documents_root
-    return spec.to_task(root).document if root else []
+    task = spec.to_task(root) if root else None
+    return (task.document, task.related) if task is not None else ([], {})
 
 
-def _run_task(env, backend, agent, policy_name: str, spec, document: list[str], trajectory: Path, max_steps: int,  # noqa: ANN001,E501
-              time_limit: float) -> int:
+def _run_task(env, backend, agent, policy_name: str, spec, documents: tuple[list[str], dict[str, list[str]]],  # noqa: ANN001
+              trajectory: Path, max_steps: int, time_limit: float) -> int:
     """One judged episode of a suite task: begin (isolate, provision) → episode → the reward rule → end."""
     from dataclasses import replace
 
@@ -150,7 +156,7 @@ def _run_task(env, backend, agent, policy_name: str, spec, document: list[str], 
         return 3
     try:
         task = spec.to_task(None)
-        task = replace(task, goal=substitute(task.goal, episode.outputs), document=document,
+        task = replace(task, goal=substitute(task.goal, episode.outputs), document=documents[0], related=documents[1],
                        max_steps=min(task.max_steps, max_steps), time_limit_s=min(task.time_limit_s, time_limit))
         if agent is None:  # built from the task (the oracle: its solution, with the ids the provisioning made)
             from consoleagent.policies.registry import make_policy

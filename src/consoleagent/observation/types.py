@@ -54,6 +54,7 @@ class Observation:
     screenshot: bytes | None = None  # PNG with numbered boxes, when asked for
     goal: str = ""
     document: list[str] = field(default_factory=list)  # the procedure's steps, numbered from 1
+    related: dict[str, list[str]] = field(default_factory=dict)  # the procedures the document refers to, by title
     document_step: int | None = None
     history: list[HistoryEntry] = field(default_factory=list)
     last_error: str | None = None

@@ -31,6 +31,7 @@ from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.further import further_procedure
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
@@ -104,11 +105,14 @@ class DocFollowerPolicy(Detours):
         self.replaced = False  # the existing resource the goal replaces was deleted first
         self.tail_read = False  # the goal's command after the document's procedure ("then start it again") is queued
         self.listed: list[Instruction] = []  # the current step's fields with listed choices ("A, B, or C")
+        self.referenced: dict[str, list[str]] = {}  # the procedures the document refers to, by title
+        self.borrowed_at: int | None = None  # steps after this one are a referenced page's (``further``)
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
             self.document = list(observation.document)
             self.pending = list(range(1, len(self.document) + 1))
+        self.referenced = self.referenced or dict(observation.related)
         if not self.document:
             return self._end("task_unachievable", "the doc follower needs a document to follow; the task has none")
         if self.stopped:
@@ -125,7 +129,10 @@ class DocFollowerPolicy(Detours):
             if not self.queue:
                 if not self.pending and not self.tail_read:
                     self.tail_read = True
-                    self.queue.extend(filter(None, [tail_instruction(self.goal, self.document)]))
+                    tail = tail_instruction(self.goal, self.document)
+                    self.queue.extend([tail] if tail is not None else [])
+                    if tail is None:
+                        self._borrow_further()
                     continue
                 if not self.pending:
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
@@ -140,6 +147,20 @@ class DocFollowerPolicy(Detours):
             decision = self._execute(self.queue[0], observation)
             if decision is not None:
                 return decision
+
+    def _borrow_further(self) -> None:
+        """The goal goes on past the document ("..., and attach it to build-01"): the steps of the page the
+        document refers to for that operation (``further``) are followed next."""
+        found = further_procedure(self.goal, self.referenced)
+        if found is None:
+            return
+        self.borrowed_at = len(self.document)
+        self.document += found[1]
+        self.pending = list(range(self.borrowed_at + 1, len(self.document) + 1))
+
+    def _document_step(self) -> int | None:
+        """The document step a decision belongs to; None in a borrowed page, which is not the document."""
+        return self.step if self.step and (self.borrowed_at is None or self.step <= self.borrowed_at) else None
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
         """Typed and chosen values come from the goal where it names one of the same kind; a "change the
@@ -284,14 +305,17 @@ class DocFollowerPolicy(Detours):
             self._last = instruction
             if action.name in ("type", "select", "check", "uncheck"):
                 self._form_step = self.step  # a field a form lacks belongs to the step that fills that form
-        return Decision(action=str(action), thought=thought, raw=str(action), document_step=self.step or None,
+        return Decision(action=str(action), thought=thought, raw=str(action), document_step=self._document_step(),
                         meta={"instruction": instruction.text if instruction else None})
 
     def _end(self, name: str, text: str) -> Decision:
-        return Decision(action=str(Action(name, (text,))), thought=text, raw="", document_step=self.step or None)
+        return Decision(action=str(Action(name, (text,))), thought=text, raw="", document_step=self._document_step())
 
     def _report(self, kind: str, expected: str, observed: str, instruction: Instruction, done: bool,
                 step: int | None = None) -> Decision:
+        if self.borrowed_at is not None and self.step > self.borrowed_at:  # a referenced page's: not the document's
+            return self._decide(Action("wait", (1,)), f"Step {self.step} (a referenced page): the console differs "
+                                f"({kind}: {expected} / {observed}); not the document's to report.", instruction, done=done)
         self.discrepancies += 1
         action = Action("report_discrepancy", (step or self.step, kind, expected, observed))
         return self._decide(action, f"Step {self.step}: the console differs from the document ({kind}).",

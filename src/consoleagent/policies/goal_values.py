@@ -88,7 +88,9 @@ class GoalValues:
         labelled = self._labelled(label, example)
         if labelled is not None:
             return labelled
-        chosen = option_in_goal(list(options), self.goal)
+        # "an ESSD PL0 data disk" of **ESSD** or **ESSD AutoPL**: every word of the choice is another's too, but
+        # the goal writes it whole (measured as ecs-disk-create-03 creating an Ultra Disk with a performance level)
+        chosen = option_in_goal(list(options), self.goal) or (named_by_goal(list(options), self.goal) if options else None)
         if chosen is not None:
             return chosen
         if PORT_RANGE.fullmatch(example.strip()):

@@ -127,10 +127,13 @@ class TaskSpec(BaseModel):
 
     def to_task(self, documents_root: Path | None = None, document_steps: list[str] | None = None) -> Task:
         """The environment's view of the task (the document's steps included when a root is given)."""
-        steps = document_steps
+        from consoleagent.documents.references import referenced_procedures
+
+        steps, related = document_steps, {}
         if steps is None and documents_root is not None:
             steps = self.procedure(documents_root).step_texts()
-        return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [],
+            related = referenced_procedures(self.document_path(documents_root), documents_root)
+        return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [], related=related,
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s, reward=self.reward, spec=self,
                     release=self.release)
 

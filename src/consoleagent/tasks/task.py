@@ -23,6 +23,8 @@ class Task:
     start_url: str = "/"  # a path of the console, or an absolute URL
     id: str = "adhoc"
     document: list[str] = field(default_factory=list)  # the procedure's steps, when verifying a document
+    # the procedures the document refers its reader to ("see Attach a data disk"), by title: the goal may go on
+    related: dict[str, list[str]] = field(default_factory=dict)
     max_steps: int = 30
     time_limit_s: float = 600.0
     upload_dir: str | None = None  # files the agent may upload

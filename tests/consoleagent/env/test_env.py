@@ -125,6 +125,14 @@ def test_report_discrepancy_is_recorded(env: ConsoleEnv) -> None:
     assert observation.document_step == 1
 
 
+def test_the_procedures_a_document_refers_to_reach_the_policy_with_every_observation(env: ConsoleEnv) -> None:
+    related = {"Create a vSwitch": ["Log on to the VPC console.", "Click **Create vSwitch**."]}
+    observation, _ = env.reset(Task(goal="check", start_url="/console", document=["Click **Create VPC**."], related=related))
+    assert observation.related == related
+    observation, *_ = env.step('scroll("down")')
+    assert observation.related == related and observation.document == ["Click **Create VPC**."]
+
+
 def test_renderer_crash_is_an_env_error(env: ConsoleEnv) -> None:
     env.reset(Task(goal="crash", start_url="/console"))
     observation, _, terminated, _, info = env.step('goto("chrome://crash")')

@@ -1200,6 +1200,55 @@ def test_a_key_and_value_the_document_names_without_values_split_the_goals_pair(
     assert silent.act(page("/ecs/create", marks[1:])).action == "click(3)"  # optional, and the goal has no tag
 
 
+ATTACH = ["Find the disk and click **Attach** in the **Actions** column.",
+          "In the **Attach Disk** dialog box, configure the parameters.\n| Parameter | Description | Example |\n"
+          "| --- | --- | --- |\n| **Instance** | The instance to which you want to attach the disk. | web-01 (i-...) |",
+          "Click **Attach**."]
+
+
+def test_the_goals_further_operation_is_done_with_the_page_the_document_refers_to() -> None:
+    """Measured as ecs-disk-create-03 and ecs-sg-create-03 (training split): "..., and attach it to build-01 once
+    it is available" ended at the document's last step; its "see Attach a data disk" page is followed next. The
+    referenced page is not the document: what differs there is not reported, and no decision names a step."""
+    from consoleagent.policies.docfollow.further import further_procedure
+    related = {"Attach a data disk": ATTACH, "Create a snapshot": ["Click **Create Snapshot**."]}
+    goal = "Create a data disk named scratch-pl0, and attach it to build-01 once it is available."
+    assert further_procedure(goal, related) == ("Attach a data disk", ATTACH)
+    assert further_procedure("Create a data disk named scratch-pl0.", related) is None  # nothing further
+    assert further_procedure("Create a disk, then allow inbound TCP port 22 in it.", related) is None  # no page says how
+    assert further_procedure("Create a security group, then allow inbound TCP port 22 from 10.0.0.0/8 in it.",
+                             {"Create a VPC": ["x"], "Add an inbound security group rule": ["y"]})[0] == \
+        "Add an inbound security group rule"
+    policy = follower(["Click **Create Disk**."], goal)
+    disks = [Mark(1, "button", "Create Disk"), Mark(2, "button", "Attach", context="row: scratch-pl0 | Available")]
+    first = page("/ecs/disks", disks)
+    first.related = related
+    assert policy.act(first).action == "click(1)"
+    decision = policy.act(page("/ecs/disks", disks))
+    assert decision.action == "click(2)" and decision.document_step is None  # the referenced page's first step
+    dialog = [Mark(3, "combobox", "Instance", tag="select", context='dialog "Attach Disk"'),
+              Mark(4, "button", "Attach", context='dialog "Attach Disk"')]
+    assert policy.act(page("/ecs/disks", dialog)).action.startswith("select(3, ")  # the page's own field
+    assert policy.act(page("/ecs/disks", dialog[1:])).action == "click(4)"
+    assert policy.act(page("/ecs/disks", [])).action.startswith("task_complete(")
+    moved = follower(["Click **Create Disk**."], goal)
+    moved.act(first)
+    renamed = [Mark(1, "button", "Create Disk"), Mark(2, "button", "Mount", context="row: scratch-pl0 | Available")]
+    assert moved.act(page("/ecs/disks", renamed)).action.startswith("scroll(")
+    assert moved.act(page("/ecs/disks", renamed)).action == "wait(1)"  # not a report_discrepancy of the document
+    assert moved.discrepancies == 0
+
+
+def test_a_choice_the_goal_writes_whole_is_chosen_though_another_choice_shares_its_words() -> None:
+    """Measured as ecs-disk-create-03: "a 10 GiB ESSD PL0 data disk" of **ESSD** or **ESSD AutoPL** kept the
+    example's Ultra Disk, and the console refused a performance level for it."""
+    from consoleagent.policies.goal_values import GoalValues
+    options = ["ESSD", "Standard SSD", "Ultra Disk", "ESSD AutoPL"]
+    assert GoalValues("Create a 10 GiB ESSD PL0 data disk.").value_for("Disk category", "Ultra Disk", options) == "ESSD"
+    assert GoalValues("Create an ESSD AutoPL data disk.").value_for("Disk category", "Ultra Disk", options) == "ESSD AutoPL"
+    assert GoalValues("Create a data disk.").value_for("Disk category", "Ultra Disk", options) == "Ultra Disk"
+
+
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
     """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
     which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""

@@ -1,0 +1,60 @@
+"""The documents a page sends its reader to: "For more information, see Attach a data disk."
+
+A procedure covers one operation, and a person whose goal goes further ("..., and attach it to build-01
+once it is available") follows the page the document names for that next operation. A reference is a
+"see <title>" sentence whose title is the title of another document under the same documents root;
+titles are compared without regard to case. The referenced procedures travel with the task
+(``Task.related``), so a policy reads them as it reads the task's own document.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from consoleagent.documents.loader import SUFFIXES, document_paths, load_document, read_text
+from consoleagent.documents.model import ProcedureError
+
+# "see Attach a data disk.", "see the "Create a VPC" topic": a title after "see", to the sentence's end
+_SEE = re.compile(r"\bsee\s+(?:the\s+)?[\"“]?(?P<title>[A-Z][^.\n\"”]{2,120}?)[\"”]?(?:\s+topic)?(?=\.(?:\s|$)|\s*$)", re.M)
+
+
+@functools.cache
+def titles(root: Path, recursive: bool = True) -> dict[str, Path]:
+    """Every readable document under ``root`` (``recursive=False``: in it) by its title, casefolded (the first of
+    a repeated title)."""
+    found: dict[str, Path] = {}
+    paths = document_paths(root) if recursive else sorted(p for p in root.iterdir() if p.is_file()
+                                                          and p.suffix.casefold() in SUFFIXES)
+    for path in paths:
+        try:
+            title = load_document(path).title.strip()
+        except ProcedureError:
+            continue  # a page that does not parse is no page to be sent to
+        if title:
+            found.setdefault(title.casefold(), path)
+    return found
+
+
+@functools.cache
+def _steps(path: Path) -> tuple[str, ...]:
+    document = load_document(path)
+    return tuple(document.procedures[0].step_texts()) if document.procedures else ()
+
+
+def referenced_procedures(path: Path, root: Path, recursive: bool = True) -> dict[str, list[str]]:
+    """The steps of the first procedure of every document ``path`` refers to by title, in the order referred
+    to; never ``path`` itself, a title no document under ``root`` has, or a page without steps. A lone file's
+    folder is searched without its subfolders (``recursive=False``): it may be anyone's home directory."""
+    known = titles(Path(root), recursive)
+    related: dict[str, list[str]] = {}
+    for match in _SEE.finditer(read_text(Path(path))):
+        title = match.group("title").strip()
+        target = known.get(title.casefold())
+        if target is None or target.resolve() == Path(path).resolve() or title in related:
+            continue
+        steps = _steps(target)
+        if steps:
+            related[title] = list(steps)
+    return related

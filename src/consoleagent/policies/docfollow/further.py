@@ -1,0 +1,42 @@
+"""The goal's further operation, done with the procedure the document refers to for it.
+
+A goal often goes on after the document's operation: "..., and attach it to build-01 once it is available",
+"..., then allow inbound TCP port 22 from 10.0.0.0/8 in it with priority 1". The document does not describe
+that operation, but it names the page that does ("For more information, see Attach a data disk."). A
+person who has followed the document to its end reads the rest of the goal, opens that page and follows
+it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it")
+whose words meet one referenced title's words more than any other's (stems, function words aside) names
+that procedure. A goal is no document to report against, and neither is the page it borrows: discrepancies
+there are not reported (``DocFollowerPolicy._report``).
+
+Measured on the training split: ecs-disk-create-03 and ecs-sg-create-03 ended at the document's last step,
+the disk never attached and the rule never added.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consoleagent.policies.docfollow.goal_fields import STRUCTURE, stem
+
+# Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it"
+_BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)", re.I)
+_WHEN = re.compile(r"^(?:once|when|after|as soon as)\b[^,]*,\s*", re.I)  # "once it is available, attach it": the verb after
+_FUNCTION = STRUCTURE | {"them", "their", "they", "once", "when", "after", "until", "is", "are", "be", "then"}
+
+
+def _content(text: str) -> set[str]:
+    return {stem(w) for w in re.findall(r"[A-Za-z][\w-]*", text.casefold()) if w not in _FUNCTION and len(w) > 1}
+
+
+def further_procedure(goal: str, related: dict[str, list[str]]) -> tuple[str, list[str]] | None:
+    """The referenced procedure (title, steps) for the goal's first further clause that names one, or None
+    when no clause after the first shares a word with exactly one best title."""
+    if not related:
+        return None
+    for clause in _BREAK.split(goal or "")[1:]:
+        words = _content(_WHEN.sub("", clause.strip()))
+        scored = sorted(((len(_content(title) & words), title) for title in related), reverse=True)
+        if scored[0][0] >= 1 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            return scored[0][1], list(related[scored[0][1]])
+    return None

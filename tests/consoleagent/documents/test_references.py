@@ -1,0 +1,41 @@
+"""The documents a page refers its reader to ("For more information, see Attach a data disk."), read from real
+files: by title, not by file name, never the page itself, never a title no document has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from consoleagent.documents.references import referenced_procedures, titles
+from consoleagent.suite import DOCUMENTS_ROOT
+from consoleagent.tasks.spec import load_task_file
+
+
+def _write(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_see_sentence_names_another_documents_procedure_by_its_title(tmp_path: Path) -> None:
+    create = _write(tmp_path, "create.md", "# Create a widget\n\n## Procedure\n\n1. Click **Create**.\n2. Click **OK**.\n\n"
+                    "## What to do next\n\nAttach the widget. For more information, see Attach a widget.\n"
+                    "Delete it later; see Remove a gadget. To start over, see Create a widget.\n")
+    _write(tmp_path, "attach-a-thing.md", "# Attach a widget\n\n## Procedure\n\n1. Find the widget and click **Attach**.\n"
+           "2. Select the **Host** and click **OK**.\n")
+    _write(tmp_path, "notes.md", "# Widget notes\n\nNo procedure here.\n")
+    titles.cache_clear()
+    assert referenced_procedures(create, tmp_path) == {"Attach a widget": [
+        "Find the widget and click **Attach**.", "Select the **Host** and click **OK**."]}  # not itself, not the unknown
+    (tmp_path / "more").mkdir()
+    _write(tmp_path / "more", "remove.md", "# Remove a gadget\n\n## Procedure\n\n1. Click **Remove**.\n")
+    titles.cache_clear()
+    assert list(referenced_procedures(create, tmp_path)) == ["Attach a widget", "Remove a gadget"]
+    assert list(referenced_procedures(create, tmp_path, recursive=False)) == ["Attach a widget"]  # a lone file's folder
+
+
+def test_a_suite_task_carries_the_procedures_its_document_refers_to() -> None:
+    spec = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "ecs" / "ecs-disk-create-03.yaml").spec
+    task = spec.to_task(DOCUMENTS_ROOT)
+    assert list(task.related) == ["Attach a data disk"]
+    assert any("**Attach**" in step for step in task.related["Attach a data disk"])
+    assert spec.to_task(None).related == {}  # without the documents, no references either
