@@ -130,8 +130,9 @@ class DocFollowerPolicy(Detours):
                 if not self.pending and not self.tail_read:
                     self.tail_read = True
                     tail = tail_instruction(self.goal, self.document)
-                    self.queue.extend([tail] if tail is not None else [])
-                    if tail is None:
+                    if tail is not None:
+                        self.queue.append(tail)
+                    else:
                         self._borrow_further()
                     continue
                 if not self.pending:
