@@ -19,6 +19,8 @@ from consoleagent.documents.model import ProcedureError
 # "see Attach a data disk.", "see the "Create a VPC" topic": a title after "see", to the sentence's end
 _SEE = re.compile(r"\bsee\s+(?:the\s+)?[\"“]?(?P<title>[A-Z][^.\n\"”]{2,120}?)[\"”]?(?:\s+topic)?(?=\.(?:\s|$)|\s*$)", re.M)
 
+_SOFT_BREAK = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")  # a line break inside a paragraph
+
 
 @functools.cache
 def titles(root: Path, recursive: bool = True) -> dict[str, Path]:
@@ -49,7 +51,8 @@ def referenced_procedures(path: Path, root: Path, recursive: bool = True) -> dic
     folder is searched without its subfolders (``recursive=False``): it may be anyone's home directory."""
     known = titles(Path(root), recursive)
     related: dict[str, list[str]] = {}
-    for match in _SEE.finditer(read_text(Path(path))):
+    text = _SOFT_BREAK.sub(" ", read_text(Path(path)))  # "see Associate an\nEIP with an ECS instance." is one title
+    for match in _SEE.finditer(text):
         title = match.group("title").strip()
         target = known.get(title.casefold())
         if target is None or target.resolve() == Path(path).resolve() or title in related:

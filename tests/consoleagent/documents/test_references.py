@@ -17,8 +17,10 @@ def _write(root: Path, name: str, text: str) -> Path:
 
 
 def test_a_see_sentence_names_another_documents_procedure_by_its_title(tmp_path: Path) -> None:
+    """The title may wrap onto the next line of its paragraph (vpc/allocate-eip.md: "see Associate an\\nEIP with
+    an ECS instance.")."""
     create = _write(tmp_path, "create.md", "# Create a widget\n\n## Procedure\n\n1. Click **Create**.\n2. Click **OK**.\n\n"
-                    "## What to do next\n\nAttach the widget. For more information, see Attach a widget.\n"
+                    "## What to do next\n\nAttach the widget. For more information, see Attach a\nwidget.\n"
                     "Delete it later; see Remove a gadget. To start over, see Create a widget.\n")
     _write(tmp_path, "attach-a-thing.md", "# Attach a widget\n\n## Procedure\n\n1. Find the widget and click **Attach**.\n"
            "2. Select the **Host** and click **OK**.\n")

@@ -1216,6 +1216,10 @@ def test_the_goals_further_operation_is_done_with_the_page_the_document_refers_t
     assert further_procedure(goal, related) == ("Attach a data disk", ATTACH)
     assert further_procedure("Create a data disk named scratch-pl0.", related) is None  # nothing further
     assert further_procedure("Create a disk, then allow inbound TCP port 22 in it.", related) is None  # no page says how
+    # the first clause's words name the document's own operation: "image" alone names no further page (it would
+    # create an instance nobody asked for)
+    assert further_procedure("Create a custom image named t from the ECS instance r, and once the image is available "
+                             "set its description to \"x\".", {"Create an instance from a custom image": ["x"]}) is None
     assert further_procedure("Create a security group, then allow inbound TCP port 22 from 10.0.0.0/8 in it.",
                              {"Create a VPC": ["x"], "Add an inbound security group rule": ["y"]})[0] == \
         "Add an inbound security group rule"

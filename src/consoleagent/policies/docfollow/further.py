@@ -6,7 +6,9 @@ that operation, but it names the page that does ("For more information, see Atta
 person who has followed the document to its end reads the rest of the goal, opens that page and follows
 it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it")
 whose words meet one referenced title's words more than any other's (stems, function words aside) names
-that procedure. A goal is no document to report against, and neither is the page it borrows: discrepancies
+that procedure. Words of the goal's first clause do not count: they name the document's own operation and
+its object ("once the image is available set its description" shares only "image" with "Create an instance
+from a custom image", which would create an instance nobody asked for). A goal is no document to report against, and neither is the page it borrows: discrepancies
 there are not reported (``DocFollowerPolicy._report``).
 
 Measured on the training split: ecs-disk-create-03 and ecs-sg-create-03 ended at the document's last step,
@@ -34,8 +36,10 @@ def further_procedure(goal: str, related: dict[str, list[str]]) -> tuple[str, li
     when no clause after the first shares a word with exactly one best title."""
     if not related:
         return None
-    for clause in _BREAK.split(goal or "")[1:]:
-        words = _content(_WHEN.sub("", clause.strip()))
+    first, *further = _BREAK.split(goal or "")
+    own = _content(first)  # the document's operation and its object ("a custom image"): they name no other page
+    for clause in further:
+        words = _content(_WHEN.sub("", clause.strip())) - own
         scored = sorted(((len(_content(title) & words), title) for title in related), reverse=True)
         if scored[0][0] >= 1 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
             return scored[0][1], list(related[scored[0][1]])
