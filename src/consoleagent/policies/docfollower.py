@@ -35,8 +35,8 @@ from consoleagent.policies.docfollow.further import further_procedure
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
-from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_unchanged,
-                                              made_name, named_by_goal, option_in_goal, related_values, resource_hints,
+from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
+                                              left_unchanged, made_name, named_by_goal, option_in_goal, related_values, resource_hints,
                                               row_hints, SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
@@ -169,6 +169,8 @@ class DocFollowerPolicy(Detours):
         button the goal asks for ("Stop the instances ...")."""
         valued = []
         for i in instructions:
+            if i.kind in ("fill", "select") and left_empty(i.target, self.goal):
+                continue  # "... and leaves the rule description empty": the example is not typed
             if i.kind in ("fill", "select") and i.changes_only:  # "change the parameters": only what the goal changes
                 value = self.values.changed_value(i.target, i.value, i.options)
                 valued += [replace(i, value=value)] if value is not None else []
@@ -682,6 +684,10 @@ class DocFollowerPolicy(Detours):
                 continue
             self.gaps_filled.add((page, mark.name))
             label = _group_label(group, obs) if group is not None else mark.name
+            if left_empty(label, self.goal):  # the console now requires what the goal leaves empty: no way there
+                self.stopped = f"the console requires {label!r}, which the goal leaves empty"
+                return self._report("field_added_required", f"{label!r} optional (the goal leaves it empty)",
+                                    f"a required field {label!r}", ins, done=False, step=self._form_step)
             if group is not None:
                 chosen = _radio_for_goal(group, self.goal) or group[0]  # else the console's first
                 fill = Instruction("check", chosen.name, text=f"{label}: {chosen.name}")

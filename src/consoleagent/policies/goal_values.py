@@ -255,6 +255,21 @@ def left_unchanged(label: str, goal: str) -> bool:
     return any(roots(m.group("what")) & roots(label) for m in _UNCHANGED.finditer(goal or ""))
 
 
+# "leaves the rule description empty", "keeping its description blank", "without a description"
+_EMPTY = re.compile(r"\b(?:leav(?:e|es|ing)|keep(?:s|ing)?)\s+(?:the|its|their)\s+(?P<what>[a-z]+(?:\s+[a-z]+){0,2}?)\s+"
+                    r"(?:empty|blank)\b|\b(?:without|with no)\s+(?:a\s+|an\s+|any\s+)?(?P<none>[a-z]+)\b", re.IGNORECASE)
+
+
+def left_empty(label: str, goal: str) -> bool:
+    """Whether the goal wants this field left empty: "leaves the rule description empty" or "without a
+    description" for **Description** (its label's last word among the words the goal leaves empty)."""
+    words = re.findall(r"[a-z]+", label.casefold())
+    if not words:
+        return False
+    return any(stem(words[-1]) in {stem(w) for w in (m.group("what") or m.group("none")).split()}
+               for m in _EMPTY.finditer(goal or ""))
+
+
 def free_block(within: list[str] | tuple[str, ...], taken: list[str] | tuple[str, ...] = (), prefix: int = 24) -> str | None:
     """A /24 (or the range's own size, when smaller) inside the first range of ``within`` that overlaps
     nothing in ``taken``: what a person types into "IPv4 CIDR block" when the hint says "Must be within the

@@ -1253,6 +1253,31 @@ def test_a_choice_the_goal_writes_whole_is_chosen_though_another_choice_shares_i
     assert GoalValues("Create a data disk.").value_for("Disk category", "Ultra Disk", options) == "Ultra Disk"
 
 
+def test_a_field_the_goal_leaves_empty_is_not_typed_and_when_required_the_goal_is_unachievable() -> None:
+    """Measured as ecs-sg-inbound-rule-05 (training split, an impossible task): "... and leaves the rule description
+    empty" and the follower typed the document's example into **Description**, which 2026.09 requires, and added
+    the rule. The example is not typed; the console requiring the field is reported, and the goal given up."""
+    from consoleagent.policies.goal_values import left_empty
+    assert left_empty("Description", "Add a rule that allows TCP port 9000 and leaves the rule description empty.")
+    assert left_empty("Description", "Create a key pair without a description.")
+    assert not left_empty("Priority", "Add a rule with priority 1 and leaves the rule description empty.")
+    assert not left_empty("Assign Public IPv4 Address", "Create an instance without a public IPv4 address.")
+    step = ("Configure the rule and click **OK**.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+            "| **Port Range** | The ports. | 22/22 |\n| **Description** | Optional. | SSH from office |")
+    goal = "In the security group minio-sg, add an inbound rule that allows TCP port 9000 and leaves the rule description empty."
+    policy = follower([step], goal)
+    form = [Mark(1, "textbox", "Port Range"), Mark(2, "textbox", "Description", states=["required"]),
+            Mark(3, "button", "OK", states=["disabled"])]
+    assert policy.act(page("/ecs/sg", form)).action == 'type(1, "9000/9000")'
+    form[0] = replace(form[0], value="9000/9000")
+    decision = policy.act(page("/ecs/sg", form))
+    assert decision.action.startswith('report_discrepancy(1, "field_added_required", "\'Description\' optional')
+    assert policy.act(page("/ecs/sg", form)).action.startswith("task_unachievable(")
+    typed = follower([step], "In the security group minio-sg, add an inbound rule that allows TCP port 9000.")
+    typed.act(page("/ecs/sg", form))
+    assert typed.act(page("/ecs/sg", form)).action == 'type(2, "SSH from office")'  # the example, as before
+
+
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
     """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
     which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""
