@@ -213,6 +213,8 @@ class DocFollowerPolicy(Detours):
         if last.kind == "navigate" and last.retry_path:
             last.path = list(last.retry_path)
         self._instead_of_example(last, observation.last_error)
+        if self.stopped:
+            return self._end("task_unachievable", self.stopped)
         if not (self.queue and self.queue[0] is last):  # an action that left it queued (a probe, a menu click)
             self.queue.appendleft(last)
         return None
@@ -234,6 +236,12 @@ class DocFollowerPolicy(Detours):
             choice = next((o for o in offered if _starts_with_name(o, ins.value)), None)  # never "branch-vpc-old"
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
+            missing = self._goals_resource_missing(ins, offered)
+            if choice is not None and missing and not any(holds_name(choice, n) for n in self.names + self.related):
+                # "Make the vSwitch erp-app-vsw ... use erp-new-rt" and the list offers only erp-vpc-web-vsw: never
+                # another resource for the goal's own (measured as the wrong vSwitch associated)
+                self.stopped = f"step {self.step}: {ins.target!r} does not offer the goal's {missing!r}"
+                return
         if choice is None and ins.value and ins.value.casefold() not in self.goal.casefold():
             # an instruction or the document's example, not the goal's own value: a goal's value the list lacks
             # is not swapped for another value the goal names (the VPC's block is no vSwitch's block)
@@ -245,6 +253,16 @@ class DocFollowerPolicy(Detours):
         if choice is not None and choice != ins.value:
             ins.kind = "select" if ins.kind == "choose" else ins.kind
             ins.value, ins.errors = choice, ins.errors - 1
+
+    def _goals_resource_missing(self, ins: Instruction, offered: list[str]) -> str | None:
+        """The resource the goal names for this field ("the vSwitch erp-app-vsw" for **vSwitch**) when no option
+        names it; None when the goal names none for it, or an option does."""
+        label = re.escape(ins.target.strip())
+        found = re.search(rf"\b{label}s?\s+(?P<name>[\w.-]*\w)", self.goal, re.IGNORECASE) if label else None
+        name = found.group("name") if found else None
+        if name is None or name not in self.names or any(holds_name(o, name) for o in offered):
+            return None
+        return name
 
     def _custom_entry(self, ins: Instruction, offered: list[str]) -> str | None:
         """The list does not offer the goal's value but has an entry for any ("Enter a custom CIDR block"):

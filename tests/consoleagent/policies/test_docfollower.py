@@ -1278,6 +1278,24 @@ def test_a_field_the_goal_leaves_empty_is_not_typed_and_when_required_the_goal_i
     assert typed.act(page("/ecs/sg", form)).action == 'type(2, "SSH from office")'  # the example, as before
 
 
+def test_a_list_without_the_goals_own_resource_never_gets_another_resource_chosen() -> None:
+    """Measured as vpc-associate-route-table-03 (training split): the vSwitch the goal names still used another
+    route table, so the list offered only the VPC's other vSwitch, and the follower associated that one."""
+    step = "In the Associate vSwitch dialog box, select the vSwitch from the **vSwitch** drop-down list and click **OK**."
+    marks = [Mark(1, "combobox", "vSwitch", tag="select", value="Select a vSwitch"), Mark(2, "button", "OK")]
+    offered = ('[1] has no option "select the vSwitch"; its options are: "Select a vSwitch", '
+               '"erp-vpc-web-vsw (192.168.1.0/24)"')
+    goal = "Make the vSwitch erp-app-vsw of the VPC erp-vpc use the custom route table erp-new-rt instead of erp-old-rt."
+    policy = follower([step], goal)
+    assert policy.act(page("/vpc/route-tables/vtb-1", marks)).action.startswith("select(1, ")  # asks the list
+    decision = policy.act(page("/vpc/route-tables/vtb-1", marks, error=offered))
+    assert decision.action.startswith("task_unachievable(") and "erp-app-vsw" in decision.action
+    named = follower([step], goal.replace("erp-app-vsw", "erp-vpc-web-vsw"))
+    named.act(page("/vpc/route-tables/vtb-1", marks))
+    assert named.act(page("/vpc/route-tables/vtb-1", marks, error=offered)).action == \
+        'select(1, "erp-vpc-web-vsw (192.168.1.0/24)")'
+
+
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
     """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
     which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""
