@@ -237,9 +237,10 @@ class DocFollowerPolicy(Detours):
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
             missing = self._goals_resource_missing(ins, offered)
-            if choice is not None and missing and not any(holds_name(choice, n) for n in self.names + self.related):
-                # "Make the vSwitch erp-app-vsw ... use erp-new-rt" and the list offers only erp-vpc-web-vsw: never
-                # another resource for the goal's own (measured as the wrong vSwitch associated)
+            if choice is not None and missing and not any(holds_name(choice, n) for n in self.names):
+                # "Make the vSwitch erp-app-vsw ... use erp-new-rt" and the list offers only erp-vpc-web-vsw, another
+                # vSwitch of the goal's VPC: never another resource for the goal's own (measured as the wrong
+                # vSwitch associated)
                 self.stopped = f"step {self.step}: {ins.target!r} does not offer the goal's {missing!r}"
                 return
         if choice is None and ins.value and ins.value.casefold() not in self.goal.casefold():

@@ -1287,7 +1287,12 @@ def test_a_list_without_the_goals_own_resource_never_gets_another_resource_chose
                '"erp-vpc-web-vsw (192.168.1.0/24)"')
     goal = "Make the vSwitch erp-app-vsw of the VPC erp-vpc use the custom route table erp-new-rt instead of erp-old-rt."
     policy = follower([step], goal)
-    assert policy.act(page("/vpc/route-tables/vtb-1", marks)).action.startswith("select(1, ")  # asks the list
+    report = ("- net (vpc): vpc_id=vpc-1, vpc_name=erp-vpc\n- sw (vswitch): vswitch_id=vsw-1, vpc_id=vpc-1, vswitch_name=erp-app-vsw\n"
+              "- other (vswitch): vswitch_id=vsw-2, vpc_id=vpc-1, vswitch_name=erp-vpc-web-vsw")  # the VPC's, too
+    first = page("/vpc/route-tables/vtb-1", marks)
+    first.resource_report = report
+    assert policy.act(first).action.startswith("select(1, ")  # asks the list
+    assert "erp-vpc-web-vsw" in policy.related  # a value of the goal's resources: no reason to choose it
     decision = policy.act(page("/vpc/route-tables/vtb-1", marks, error=offered))
     assert decision.action.startswith("task_unachievable(") and "erp-app-vsw" in decision.action
     named = follower([step], goal.replace("erp-app-vsw", "erp-vpc-web-vsw"))
