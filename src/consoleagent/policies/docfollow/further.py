@@ -5,30 +5,31 @@ A goal often goes on after the document's operation: "..., and attach it to buil
 that operation, but it names the page that does ("For more information, see Attach a data disk."). A
 person who has followed the document to its end reads the rest of the goal, opens that page and follows
 it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it")
-whose words meet one referenced title's words more than any other's (stems, function words aside) names
-that procedure. Words of the goal's first clause do not count: they name the document's own operation and
-its object ("once the image is available set its description" shares only "image" with "Create an instance
-from a custom image", which would create an instance nobody asked for). A goal is no document to report against, and neither is the page it borrows: discrepancies
-there are not reported (``DocFollowerPolicy._report``).
+whose words meet one referenced title's words more than any other's (``explore.terms``, function words
+aside) names that procedure. Words of the goal's first clause do not count: they name the document's own
+operation and its object ("once the image is available set its description" shares only "image" with
+"Create an instance from a custom image", which would create an instance nobody asked for). A goal is no
+document to report against, and neither is the page it borrows: discrepancies there are not reported
+(``DocFollowerPolicy._report``).
 
-Measured on the training split: ecs-disk-create-03 and ecs-sg-create-03 ended at the document's last step,
-the disk never attached and the rule never added.
+Measured on the training split: ecs-disk-create-03, ecs-sg-create-03 and vpc-allocate-eip-04 ended at the
+document's last step, the disk never attached, the rule never added, the EIP never associated.
 """
 
 from __future__ import annotations
 
 import re
 
-from consoleagent.policies.docfollow.goal_fields import STRUCTURE, stem
+from consoleagent.policies.docfollow.explore import terms
 
 # Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it"
 _BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)", re.I)
 _WHEN = re.compile(r"^(?:once|when|after|as soon as)\b[^,]*,\s*", re.I)  # "once it is available, attach it": the verb after
-_FUNCTION = STRUCTURE | {"them", "their", "they", "once", "when", "after", "until", "is", "are", "be", "then"}
+_FUNCTION = {"them", "their", "they", "once", "when", "after", "until", "are", "be", "then"}  # beyond terms' own
 
 
 def _content(text: str) -> set[str]:
-    return {stem(w) for w in re.findall(r"[A-Za-z][\w-]*", text.casefold()) if w not in _FUNCTION and len(w) > 1}
+    return terms(text) - _FUNCTION
 
 
 def further_procedure(goal: str, related: dict[str, list[str]]) -> tuple[str, list[str]] | None:
