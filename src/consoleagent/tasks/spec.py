@@ -132,7 +132,11 @@ class TaskSpec(BaseModel):
         steps, related = document_steps, {}
         if steps is None and documents_root is not None:
             steps = self.procedure(documents_root).step_texts()
-            related = referenced_procedures(self.document_path(documents_root), documents_root)
+            path = self.document_path(documents_root)
+            # a suite document's references are looked up among the suite's documents; a file named by its absolute
+            # path (a document under verification) among the files beside it only: its root may be "/"
+            outside = Path(self.document.split("#", 1)[0]).is_absolute()
+            related = referenced_procedures(path, path.parent if outside else documents_root, recursive=not outside)
         return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [], related=related,
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s, reward=self.reward, spec=self,
                     release=self.release)

@@ -101,7 +101,8 @@ def test_a_document_outside_the_suite_is_provisioned_from_its_prerequisites(tmp_
     assert stop.task is None and stop.outcome_source == "agent"
     assert stop.spec.requires == [{"name": "ecs_instance", "template": "ecs_instance",
                                    "params": {"name": "web-01", "state": "running"}}]
-    assert stop.spec.to_task(Path("/")).document == ["Click **Instances**.", "Click **Stop**."]
+    task = stop.spec.to_task(Path("/"))  # a document named by its absolute path: its references only beside it,
+    assert task.document == ["Click **Instances**.", "Click **Stop**."] and task.related == {}  # never all of "/"
     assert by_name["copy.md"].task == "vpc-create-vpc-03"  # found by the copy's front-matter id
     assert stop.spec.start_url == "/console"  # no product named anywhere: the console's home
     with pytest.raises(VerifyInputError, match="no such file"):
