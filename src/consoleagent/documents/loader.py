@@ -100,6 +100,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     return metadata
 
 
-def document_paths(root: Path) -> list[Path]:
-    """Every documentation file under ``root``, sorted."""
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.casefold() in SUFFIXES)
+def document_paths(root: Path, recursive: bool = True) -> list[Path]:
+    """Every documentation file under ``root`` (``recursive=False``: in it, not in its subfolders), sorted."""
+    found = root.rglob("*") if recursive else root.glob("*")
+    return sorted(p for p in found if p.is_file() and p.suffix.casefold() in SUFFIXES)

@@ -13,7 +13,7 @@ import functools
 import re
 from pathlib import Path
 
-from consoleagent.documents.loader import SUFFIXES, document_paths, load_document, read_text
+from consoleagent.documents.loader import document_paths, load_document, read_text
 from consoleagent.documents.model import ProcedureError
 
 # "see Attach a data disk.", "see the "Create a VPC" topic": a title after "see", to the sentence's end
@@ -27,9 +27,7 @@ def titles(root: Path, recursive: bool = True) -> dict[str, Path]:
     """Every readable document under ``root`` (``recursive=False``: in it) by its title, casefolded (the first of
     a repeated title)."""
     found: dict[str, Path] = {}
-    paths = document_paths(root) if recursive else sorted(p for p in root.iterdir() if p.is_file()
-                                                          and p.suffix.casefold() in SUFFIXES)
-    for path in paths:
+    for path in document_paths(root, recursive):
         try:
             title = load_document(path).title.strip()
         except ProcedureError:
