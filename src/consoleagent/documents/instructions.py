@@ -114,6 +114,7 @@ class Instruction:
     # fill of a switch: the fields its description says to set once it is on ("Select it to assign a public IP
     # address, and set the **Peak Bandwidth** in Mbps"), each with no value yet and the unit the description gives
     reveals: list[Instruction] = field(default_factory=list)
+    row_added: bool = False  # fill/choose of a field that is a grid on the page: its row was added for the value
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

@@ -33,6 +33,7 @@ from consoleagent.policies.docfollow.optional_rows import empty_row_add, optiona
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedure
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
+from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
@@ -279,6 +280,38 @@ class DocFollowerPolicy(Detours):
         self.queue.insert(position + 1, typed)  # right after the list's own retry
         return custom
 
+    def _into_grid(self, ins: Instruction, obs: Observation, match: Match | None) -> Decision | None:
+        """The document's field (**Tables**) is a grid on this page (an **Add row** over a *Table Name* column),
+        and what the label found is no field of it or a field another line names (*Tables In Schema*): a row is
+        added and the goal's value goes into its first cell (``docfollow/grids.py``). None otherwise."""
+        if match is not None and (match.quality == "exact" or not self._names_another_field(ins, match.mark)):
+            return None
+        add = grid_add_button(ins.target, obs.marks)
+        value = ins.value if ins.kind in ("fill", "select") else (
+            self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal))
+        if add is None or not value:
+            return None
+        cell = new_row_field(ins.target, add, obs.marks)
+        if cell is None and ins.row_added:
+            return self._missing(ins, obs, "element_removed")
+        if cell is None:
+            ins.row_added = True
+            return self._decide(Action("click", (add.id,)), f"Step {self.step}: {ins.target!r} is a grid here: a row "
+                                f"for {value!r}: [{add.id}] {add.name!r}.", ins, done=False)
+        self.fields_set[(cell.name, cell.context)] = self.step
+        listed = cell.role == "listbox" or (cell.role == "combobox" and cell.tag != "input")
+        decision = self._decide(Action("select" if listed else "type", (cell.id, value)),
+                                f"Step {self.step}: {ins.target!r}: the new row's [{cell.id}] {cell.name!r} = {value!r}.", ins)
+        if cell.role == "combobox" and not listed:
+            self.queue.appendleft(Instruction("pick", cell.name, value, text=ins.text))
+        return decision
+
+    def _names_another_field(self, ins: Instruction, mark: Mark) -> bool:
+        """Whether another line of the document is about ``mark`` (*Tables In Schema*, found for **Tables**)."""
+        name = normalize(mark.name)
+        return name != normalize(ins.target) and any(normalize(i.target) == name for text in self.document
+                                                     for i in instructions_from(text))
+
     def _named_in_another_step(self, label: str) -> bool:
         """Whether another document step names a field of this label (a form with two "IPv4 CIDR block"s)."""
         return any(normalize(i.target) == normalize(label) for number, text in enumerate(self.document, 1)
@@ -385,6 +418,9 @@ class DocFollowerPolicy(Detours):
                 # (measured as the list left empty and Next disabled)
                 listed = self._find(ins, obs, roles=FIELD_ROLES - TOGGLE_ROLES)
                 match = listed if listed is not None and listed.quality != "fuzzy" else match
+            grid = self._into_grid(ins, obs, match)
+            if grid is not None:
+                return grid
             if match is None or match.quality == "fuzzy":
                 # Radio groups and segmented buttons: the options are the marks, not the field.
                 option = find_mark(ins.value, obs.marks, roles=TOGGLE_ROLES | {"button", "tab"}, hint=self._hint())
@@ -783,6 +819,9 @@ class DocFollowerPolicy(Detours):
         match = self._find(ins, obs, roles=FIELD_ROLES)
         if match is not None and match.quality == "fuzzy" and _plural_of(ins.target, match.mark.name):
             match = Match(match.mark, "exact", 1.0)  # "Events" describes the field "Event"
+        grid = self._into_grid(ins, obs, match)
+        if grid is not None:
+            return grid
         if match is None or match.quality == "fuzzy":
             named = [o for o in ins.options if switch_from_goal(o, self.goal)]
             option = next((m for o in named for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES | {"button"})] if m), None)

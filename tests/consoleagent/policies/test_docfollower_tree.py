@@ -253,3 +253,38 @@ def test_the_user_is_whom_the_goal_makes_it_for() -> None:
     assert value_from_goal("User", goal) == "alice"
     assert value_from_goal("Option", goal) == "user"
     assert value_from_goal("User", "Create an instance for 3 months.") is None
+
+
+def test_a_field_the_console_made_a_grid_gets_a_row_for_the_goals_value() -> None:
+    """"Specify a table ... in **Tables** field" on a form whose tables are a grid (**Add row** over *Table Name*):
+    a row is added and the table goes into its cell, never into *Tables In Schema*, which another line of the
+    document names (measured as a publication saved without its table)."""
+    policy = DocFollowerPolicy()
+    policy.reset("create a publication named p1 that publishes the table public.orders.",
+                 ["Use the **Tables** tab to set table properties for the publication:\n"
+                  "c. Specify a table or list of tables separated by a comma in **Tables** field to replicate them.\n"
+                  "d. Specify a schema or list of schemas separated by a comma in **Tables In Schema** field."])
+    form = [Mark(91, "switch", "All tables?"), Mark(93, "combobox", "Tables in Schema", tag="input"),
+            Mark(94, "button", "Add row")]
+    first = act(policy, [*form, Mark(95, "clickable", "Table Name Columns Where")])
+    assert (first.name, first.args) == ("click", (94,))
+    with_row = [*form, Mark(96, "button", "Delete row"), Mark(97, "combobox", "Table Name", tag="input"),
+                Mark(98, "textbox", "Where")]
+    assert act(policy, with_row).args == (97, "public.orders")
+    assert act(policy, [*with_row, Mark(99, "option", "public.orders")]).args == (99,)
+    assert policy.discrepancies == 0
+
+
+def test_a_grid_is_named_only_by_a_plural_label_beside_its_add_button() -> None:
+    from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
+
+    add = Mark(2, "button", "Add row")
+    header = Mark(3, "clickable", "Table Name Columns Where")
+    assert grid_add_button("Tables", [Mark(1, "combobox", "Tables in Schema"), add, header]) is add
+    assert grid_add_button("Table", [add, header]) is None  # a singular label names a field
+    assert grid_add_button("Columns", [add, header]) is None  # not the grid's first column
+    assert grid_add_button("Tables", [add, Mark(3, "clickable", "Name Value")]) is None
+    filled = Mark(4, "combobox", "Table Name", value="public.a")
+    assert new_row_field("Tables", add, [add, header, filled]) is None
+    empty = Mark(5, "combobox", "Table Name")
+    assert new_row_field("Tables", add, [add, header, filled, empty]) is empty
