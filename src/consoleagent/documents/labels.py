@@ -60,6 +60,18 @@ def normalize(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
+def words_kept_in_order(want: list[str], have: list[str]) -> bool:
+    """``have`` is ``want`` with a few words added ("vSwitches" → "Subnets (vSwitches)"); a lone short word
+    ("Delete") is too common to be recognised this way."""
+    if not want or len(have) - len(want) > MAX_ADDED_WORDS or (len(want) == 1 and len(want[0]) < 6):
+        return False
+    position = 0
+    for word in have:
+        if position < len(want) and word == want[position]:
+            position += 1
+    return position == len(want)
+
+
 def strip_markup(text: str) -> str:
     """Canonical text without its marks: what a person reads."""
     return re.sub(r"\s+", " ", text.replace("**", "").replace("`", "")).strip()

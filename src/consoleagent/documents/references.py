@@ -3,7 +3,9 @@
 A procedure covers one operation, and a person whose goal goes further ("..., and attach it to build-01
 once it is available") follows the page the document names for that next operation. A reference is a
 "see <title>" sentence whose title is the title of another document under the same documents root;
-titles are compared without regard to case. The referenced procedures travel with the task
+titles are compared without regard to case, and a title cited with words left out ("see Unassociate a route
+table from a vSwitch" for *Unassociate a custom route table from a vSwitch*) names the one title that has its
+words in order with a few more. The referenced procedures travel with the task
 (``Task.related``), so a policy reads them as it reads the task's own document.
 """
 
@@ -13,6 +15,7 @@ import functools
 import re
 from pathlib import Path
 
+from consoleagent.documents.labels import normalize, words_kept_in_order
 from consoleagent.documents.loader import document_paths, load_document, read_text
 from consoleagent.documents.model import ProcedureError
 
@@ -43,6 +46,16 @@ def _steps(path: Path) -> tuple[str, ...]:
     return tuple(document.procedures[0].step_texts()) if document.procedures else ()
 
 
+def _cited_short(title: str, known: dict[str, Path]) -> Path | None:
+    """The one known title that is ``title`` with a few words added; None for none or several, or a title of
+    fewer than three words (too little to recognise)."""
+    want = normalize(title).split()
+    if len(want) < 3:
+        return None
+    found = [path for known_title, path in known.items() if words_kept_in_order(want, normalize(known_title).split())]
+    return found[0] if len(found) == 1 else None
+
+
 def referenced_procedures(path: Path, root: Path, recursive: bool = True) -> dict[str, list[str]]:
     """The steps of the first procedure of every document ``path`` refers to by title, in the order referred
     to; never ``path`` itself, a title no document under ``root`` has, or a page without steps. A lone file's
@@ -52,7 +65,7 @@ def referenced_procedures(path: Path, root: Path, recursive: bool = True) -> dic
     text = _SOFT_BREAK.sub(" ", read_text(Path(path)))  # "see Associate an\nEIP with an ECS instance." is one title
     for match in _SEE.finditer(text):
         title = match.group("title").strip()
-        target = known.get(title.casefold())
+        target = known.get(title.casefold()) or _cited_short(title, known)
         if target is None or target.resolve() == Path(path).resolve() or title in related:
             continue
         steps = _steps(target)

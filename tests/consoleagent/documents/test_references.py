@@ -41,3 +41,19 @@ def test_a_suite_task_carries_the_procedures_its_document_refers_to() -> None:
     assert list(task.related) == ["Attach a data disk"]
     assert any("**Attach**" in step for step in task.related["Attach a data disk"])
     assert spec.to_task(None).related == {}  # without the documents, no references either
+
+
+def test_a_title_cited_with_words_left_out_names_the_one_title_that_has_them_in_order(tmp_path: Path) -> None:
+    """vpc/associate-route-table.md cites "Unassociate a route table from a vSwitch"; the page is titled *Unassociate
+    a custom route table from a vSwitch*. Two titles that would both do, or a two-word citation, name none."""
+    cite = _write(tmp_path, "cite.md", "# Bind a widget\n\n## Procedure\n\n1. Click **Bind**.\n\n## What to do next\n\n"
+                  "To undo it, see Unbind a widget from a host. To tidy up, see Remove widget. See Paint a widget.\n")
+    _write(tmp_path, "unbind.md", "# Unbind a custom widget from a host\n\n## Procedure\n\n1. Click **Unbind**.\n")
+    _write(tmp_path, "remove.md", "# Remove a widget\n\n## Procedure\n\n1. Click **Remove**.\n")
+    _write(tmp_path, "paint-red.md", "# Paint a red widget\n\n## Procedure\n\n1. Click **Red**.\n")
+    _write(tmp_path, "paint-blue.md", "# Paint a blue widget\n\n## Procedure\n\n1. Click **Blue**.\n")
+    titles.cache_clear()
+    assert list(referenced_procedures(cite, tmp_path)) == ["Unbind a widget from a host"]
+    task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "vpc" / "vpc-associate-route-table-03.yaml").spec.to_task(DOCUMENTS_ROOT)
+    assert list(task.related) == ["Unassociate a route table from a vSwitch"]
+    assert any("**Unassociate**" in step for step in task.related["Unassociate a route table from a vSwitch"])

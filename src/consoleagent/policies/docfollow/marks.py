@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-from consoleagent.documents.labels import FUZZY_RATIO, MAX_ADDED_WORDS, normalize
+from consoleagent.documents.labels import FUZZY_RATIO, normalize, words_kept_in_order
 from consoleagent.observation.roles import FIELD_ROLES
 from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import whole_name
@@ -40,21 +40,9 @@ def _name_quality(label: str, name: str) -> tuple[str, float] | None:
     overlap = len(a & b) / len(a | b)
     if ratio >= FUZZY_RATIO or (overlap >= FUZZY_OVERLAP and len(a & b) >= 1 and len(a) > 1):
         return "fuzzy", max(ratio, overlap) * 0.8
-    if _words_kept_in_order(want.split(), have.split()):
+    if words_kept_in_order(want.split(), have.split()):
         return "fuzzy", 0.6
     return None
-
-
-def _words_kept_in_order(want: list[str], have: list[str]) -> bool:
-    """``have`` is ``want`` with a few words added ("vSwitches" → "Subnets (vSwitches)"); a lone short word
-    ("Delete") is too common to be recognised this way."""
-    if not want or len(have) - len(want) > MAX_ADDED_WORDS or (len(want) == 1 and len(want[0]) < 6):
-        return False
-    position = 0
-    for word in have:
-        if position < len(want) and word == want[position]:
-            position += 1
-    return position == len(want)
 
 
 def names_in(context: str, names: list[str]) -> bool:
