@@ -108,6 +108,7 @@ class DocFollowerPolicy(Detours):
         self.listed: list[Instruction] = []  # the current step's fields with listed choices ("A, B, or C")
         self.referenced: dict[str, list[str]] = {}  # the procedures the document refers to, by title
         self.borrowed_at: int | None = None  # steps after this one are a referenced page's (``further``)
+        self.hints_after: list[str] | None = None  # the goal's row hints, while an undoing page puts the old resource first
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
@@ -140,6 +141,7 @@ class DocFollowerPolicy(Detours):
                     return self._end("task_complete", f"followed all {len(self.document)} steps")
                 reordered = self._wizard_order(observation)
                 self.step = self.pending.pop(0)
+                self._back_to_document()
                 found = instructions_from(self.document[self.step - 1])
                 self.listed = [i for i in found if len(i.options) >= 2]
                 self.queue.extend(self._with_goal_values(found))
@@ -213,21 +215,23 @@ class DocFollowerPolicy(Detours):
                                                   f"{observation.last_error}")
         if last.kind == "navigate" and last.retry_path:
             last.path = list(last.retry_path)
-        self._instead_of_example(last, observation.last_error)
+        if self._instead_of_example(last, observation.last_error):
+            return None
         if self.stopped:
             return self._end("task_unachievable", self.stopped)
         if not (self.queue and self.queue[0] is last):  # an action that left it queued (a probe, a menu click)
             self.queue.appendleft(last)
         return None
 
-    def _instead_of_example(self, ins: Instruction, error: str) -> None:
+    def _instead_of_example(self, ins: Instruction, error: str) -> bool:
         """The drop-down does not offer the document's value: "5 Mbps" is the option "5"; an example
         ("doc-vpc-01") gives way to the option naming the goal's resource, or the only real one; an
         instruction ("Select the VPC of the application servers") picks the option closest in meaning.
-        As a person would: not a discrepancy, and not a failure."""
+        As a person would: not a discrepancy, and not a failure. True when the goal's resource is to be freed
+        first (``_free_first``): the plan is new, and ``ins`` is not retried."""
         found = _NO_OPTION.search(error) if ins.kind in ("fill", "select", "choose") else None
         if found is None:
-            return
+            return False
         offered = re.findall(r'"([^"]*)"', found.group("offered"))
         choice = None
         if ins.amount:
@@ -238,12 +242,14 @@ class DocFollowerPolicy(Detours):
         if choice is None:
             choice = choose_option(offered, self.goal, self.related)
             missing = self._goals_resource_missing(ins, offered)
+            if missing and self._free_first(missing):
+                return True  # the goal's resource is bound elsewhere: undone first, then the document again
             if choice is not None and missing and not any(holds_name(choice, n) for n in self.names):
                 # "Make the vSwitch erp-app-vsw ... use erp-new-rt" and the list offers only erp-vpc-web-vsw, another
                 # vSwitch of the goal's VPC: never another resource for the goal's own (measured as the wrong
                 # vSwitch associated)
                 self.stopped = f"step {self.step}: {ins.target!r} does not offer the goal's {missing!r}"
-                return
+                return False
         if choice is None and ins.value and ins.value.casefold() not in self.goal.casefold():
             # an instruction or the document's example, not the goal's own value: a goal's value the list lacks
             # is not swapped for another value the goal names (the VPC's block is no vSwitch's block)
@@ -255,6 +261,7 @@ class DocFollowerPolicy(Detours):
         if choice is not None and choice != ins.value:
             ins.kind = "select" if ins.kind == "choose" else ins.kind
             ins.value, ins.errors = choice, ins.errors - 1
+        return False
 
     def _goals_resource_missing(self, ins: Instruction, offered: list[str]) -> str | None:
         """The resource the goal names for this field ("the vSwitch erp-app-vsw" for **vSwitch**) when no option

@@ -1053,6 +1053,32 @@ def test_a_listed_choice_the_goal_asks_for_gone_from_its_radio_group_is_reported
         'type(4, "Doc@2026pass")'
 
 
+def test_a_resource_the_goal_replaces_is_undone_in_its_row_and_the_replacement_used_instead() -> None:
+    """"Replace the EIP of vpn-01 with the EIP vpn-new-eip": the old EIP's row says only an available EIP can be
+    associated. Measured as vpc-associate-eip-with-ecs-03 (training split): the follower reported the dialog's
+    fields missing; then, with the undo looked for by name, it pressed the *new* row's disabled Disassociate. Now:
+    the old row's Disassociate, confirmed, and Associate in the row of the goal's other resource on the page."""
+    steps = ["Find the EIP and click **Associate** in the **Actions** column.", "Click **OK**."]
+    old = "row: 47.1.1.1 eip-1 vpn-old-eip | Associated | i-1 EcsInstance"
+    new = "row: 47.2.2.2 eip-2 vpn-new-eip | Available | -"
+    eips = [Mark(1, "button", "Associate", context=old, states=["disabled"]), Mark(2, "button", "Disassociate", context=old),
+            Mark(3, "button", "Associate", context=new), Mark(4, "button", "Disassociate", context=new, states=["disabled"])]
+    why = "button 'Associate' [1] is disabled (\"Only an available EIP can be associated\")"
+    goal = "Replace the EIP of the ECS instance vpn-01 with the EIP vpn-new-eip; keep the old EIP vpn-old-eip in the account."
+    policy = follower(steps, goal)
+    policy.row_hints.insert(1, "i-1")  # the prepared instance's id, as the resource report adds it
+    policy.act(page("/vpc/eips", eips))
+    assert policy.act(page("/vpc/eips", eips, error=why)).action == "click(2)"  # the old row's, never [4]
+    dialog = eips + [Mark(5, "button", "Confirm", context='dialog "Disassociate EIP"')]
+    assert policy.act(page("/vpc/eips", dialog)).action == "click(5)"
+    assert policy.act(page("/vpc/eips", eips)).action == "click(3)"  # the replacement's Associate
+    two = follower(steps, goal.replace("in the account", "and the EIP vpn-spare-eip"))  # which one replaces it?
+    two.row_hints.insert(1, "i-1")
+    spare = Mark(6, "button", "Associate", context="row: 47.3.3.3 eip-3 vpn-spare-eip | Available | -")
+    assert two.act(page("/vpc/eips", [*eips, spare])).action == "click(1)"
+    assert two.act(page("/vpc/eips", [*eips, spare], error=why)).action not in ("click(2)", "click(3)", "click(6)")
+
+
 def test_a_resource_the_goal_moves_is_first_undone_in_its_row_when_only_a_free_one_can_be_used() -> None:
     """"Only an available EIP can be associated" for "Move the EIP game-eip from game-01 to game-02": measured as
     vpc-associate-eip-with-ecs-02/-03/-04 (training split) reporting the Associate dialog's fields missing."""
@@ -1299,6 +1325,42 @@ def test_a_list_without_the_goals_own_resource_never_gets_another_resource_chose
     named.act(page("/vpc/route-tables/vtb-1", marks))
     assert named.act(page("/vpc/route-tables/vtb-1", marks, error=offered)).action == \
         'select(1, "erp-vpc-web-vsw (192.168.1.0/24)")'
+
+
+def test_a_resource_the_goal_moves_from_another_is_freed_first_with_the_undoing_page_referred_to() -> None:
+    """Measured as vpc-associate-route-table-03/-05 (training split): the goal's vSwitch still used the route table
+    the goal names after "instead of", so the list did not offer it and the follower gave up. With the document's
+    reference to *Unassociate a route table from a vSwitch*: the dialog is closed, that page is followed with the
+    old table's row first, and the document again; without the reference, or without "instead of", it stops."""
+    step = "In the Associate vSwitch dialog box, select the vSwitch from the **vSwitch** drop-down list and click **OK**."
+    undo = ["On the Route tables page, find the custom route table and click **Manage** in the **Actions** column.",
+            "Find the vSwitch and click **Unassociate** in the **Actions** column."]
+    dialog = [Mark(1, "combobox", "vSwitch", tag="select", value="Select a vSwitch"), Mark(2, "button", "OK"),
+              Mark(3, "button", "Cancel", context="dialog: Associate vSwitch")]
+    offered = ('[1] has no option "select the vSwitch"; its options are: "Select a vSwitch", '
+               '"erp-vpc-web-vsw (192.168.1.0/24)"')
+    goal = "Make the vSwitch erp-app-vsw of the VPC erp-vpc use the custom route table erp-new-rt instead of erp-old-rt."
+    other = {"Create a VPC": ["Click **Create VPC**."]}
+    related = {"Unassociate a route table from a vSwitch": undo, **other}
+
+    def asked(policy: DocFollowerPolicy, referenced: dict[str, list[str]] = related) -> str:
+        first = page("/vpc/route-tables/vtb-1", dialog)
+        first.related = referenced
+        policy.act(first)
+        return policy.act(page("/vpc/route-tables/vtb-1", dialog, error=offered)).action
+
+    policy = follower([step], goal)
+    assert asked(policy) == "click(3)"  # the dialog closed
+    tables = [Mark(10, "link", "Manage", context="row: erp-new-rt vtb-1 erp-vpc"),
+              Mark(11, "link", "Manage", context="row: erp-old-rt vtb-2 erp-vpc")]
+    assert policy.act(page("/vpc/route-tables", tables)).action == "click(11)"  # the old table's row
+    switches = [Mark(20, "button", "Unassociate", context="row: erp-app-vsw vsw-1")]
+    assert policy.act(page("/vpc/route-tables/vtb-2", switches)).action == "click(20)"
+    again = policy.act(page("/vpc/route-tables/vtb-1", dialog))  # the document again, the goal's rows first
+    assert again.action.startswith("select(1, ") and again.document_step == 1
+    assert policy.row_hints[0] == "erp-app-vsw"
+    assert asked(follower([step], goal.replace(" instead of erp-old-rt", ""))).startswith("task_unachievable(")
+    assert asked(follower([step], goal), other).startswith("task_unachievable(")
 
 
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:

@@ -9,7 +9,10 @@ Each one is what a careful person does, and says what changed when the document 
 - an action gone from the goal row's menu is looked for on the resource's own page (``element_removed``);
 - a form that says the resource already exists, when the goal says to replace it, gets the old one
   deleted first and is filled again;
-- a wizard's last page whose final button was renamed beyond recognition gets its one submit button.
+- a wizard's last page whose final button was renamed beyond recognition gets its one submit button;
+- a list that does not offer the goal's resource, when the goal moves it away from another one ("use the route
+  table erp-new-rt instead of erp-vpc-legacy-rt"), gets it freed first with the undoing page the document refers
+  to (*Unassociate a route table from a vSwitch*), done for the old one, and the document is then done again.
 
 A mixin of :class:`~consoleagent.policies.docfollower.DocFollowerPolicy`: the methods use its state
 (queue, pending steps, goal values and names) and its ``_decide``/``_missing`` helpers.
@@ -28,7 +31,7 @@ from consoleagent.documents.labels import BOLD, normalize
 from consoleagent.observation.roles import TEXT_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.docfollow.marks import find_mark
+from consoleagent.policies.docfollow.marks import find_mark, names_in
 from consoleagent.policies.docfollow.rows import acted_on, row_boxes
 
 # "Disassociate the EIPs of this NAT gateway first", "Disassociate the EIP before releasing it": what to do
@@ -52,6 +55,8 @@ MAX_CLEARED = 4  # rounds of "delete what is in it first" for one reason (one re
 _ONLY_STATE = re.compile(r"^only\s+(?:an?\s+)?(?:available|detached|unattached|unassociated|unbound|idle|unused)\b", re.I)
 # "Move the EIP game-eip from the ECS instance game-01 to the ECS instance game-02": the goal takes it from one to another
 _MOVE = re.compile(r"\bfrom\s+(?:the\s+)?[\w .-]+?\s+to\s+(?:the\s+)?[\w .-]+", re.I)
+# "use the custom route table erp-new-rt instead of erp-vpc-legacy-rt": what the goal's resource leaves
+_INSTEAD_OF = re.compile(r"\binstead of\s+(?:the\s+)?(?:[a-z][\w ]*?\s+)?(?P<name>[\w.-]*\w)", re.I)
 _NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
 
 
@@ -65,6 +70,12 @@ def let_go(goal: str) -> str:
     start = max(goal.rfind(mark, 0, found.start()) for mark in ";,.")
     clause = goal[start + 1:] if re.match(r"no longer", found.group(0), re.I) else goal[found.end():]
     return re.split(r"[;,.]", clause)[0].strip()
+
+
+def instead_of(goal: str, names: list[str]) -> str | None:
+    """The resource the goal moves away from ("... instead of erp-vpc-legacy-rt"), when it is one the goal names."""
+    found = _INSTEAD_OF.search(goal)
+    return found.group("name") if found and found.group("name") in names else None
 
 
 def first_to_do(reason: str) -> re.Match[str] | None:
@@ -95,6 +106,9 @@ class Detours:
     batch: bool
     _clicked_in: str
     replaced: bool
+    referenced: dict[str, list[str]]
+    borrowed_at: int | None
+    hints_after: list[str] | None
     _opened_at: int
     values: Any
     _decide: Any
@@ -212,19 +226,36 @@ class Detours:
         game-01 to game-02"): the row's undoing button (**Disassociate**) first, confirmed, then the disabled one
         again, as a person moving it would. Only with the goal's "from ... to ...", only in the row of the button
         that said so, and only an undoing verb (measured on the training split: the follower had reported the
-        Associate dialog's fields missing)."""
-        if not (_ONLY_STATE.match(reason) and _MOVE.search(self.goal) and self._clicked_in.startswith("row")):
+        Associate dialog's fields missing). When the goal replaces the resource instead ("Replace the EIP of vpn-01
+        with the EIP vpn-new-eip"), the disabled button is pressed again in the row of the one other resource the
+        goal names on the page (vpc-associate-eip-with-ecs-03 had associated nothing)."""
+        if not (_ONLY_STATE.match(reason) and self._clicked_in.startswith("row")):
+            return False
+        if _MOVE.search(self.goal):
+            again = replace(ins, errors=0, waits=0)
+        elif _REPLACE.search(self.goal) and (replacement := self._replacement(obs)) is not None:
+            again = replace(ins, errors=0, waits=0, row=replacement)
+        else:
             return False
         undo = next((m for m in obs.marks if m.context == self._clicked_in and "disabled" not in m.states
                      and m.role in ("button", "link", "menuitem") and m.name.split(" ")[0].casefold() in UNDOING_VERBS), None)
         if undo is None:
             return False
+        holder = next((h for h in self.row_hints if names_in(self._clicked_in, [h])), None)
+        if holder is None:
+            return False
         self.prerequisites.add(reason)
-        again = replace(ins, errors=0, waits=0)
-        steps = [Instruction("find", undo.name, text=reason, candidates=[undo.name], guarded=True),
+        steps = [Instruction("click", undo.name, text=reason, row=holder),  # that row's, not the replacement's
                  Instruction("confirm", undo.name, text=reason), again]
         self.queue = deque([*steps, *(i for i in self.queue if i is not ins)])
         return True
+
+    def _replacement(self, obs: Observation) -> str | None:
+        """The goal's one resource with a row of its own on the page other than the row just clicked: what
+        replaces the resource in that row ("vpn-new-eip" while "vpn-old-eip" is in use); None for none or several."""
+        rows = {m.context for m in obs.marks if m.context.startswith("row") and m.context != self._clicked_in}
+        found = [n for n in self.names if not names_in(self._clicked_in, [n]) and any(names_in(r, [n]) for r in rows)]
+        return found[0] if len(found) == 1 else None
 
     def _replace_existing(self, obs: Observation) -> None:
         """"A key pair named 'bastion-key' already exists" when the goal says the old one "must be replaced": close
@@ -242,6 +273,35 @@ class Detours:
                             Instruction("confirm", "Delete", text=alert), Instruction("goto", obs.url, text=alert)])
         self.pending = [*range(self._opened_at, self.step + 1), *self.pending]
         self.values.reset()  # the goal's values go into the form again
+
+    def _free_first(self, missing: str) -> bool:
+        """The list has no place for the goal's resource (``missing``) because it is still bound where the goal
+        takes it from ("Make the vSwitch erp-app-vsw use erp-new-rt instead of erp-vpc-legacy-rt"; the note says
+        only vSwitches that still use the system route table are listed): a person undoes that binding first. The
+        dialog is closed, the page the document refers to for undoing it (its title starts with an undoing verb:
+        *Unassociate a route table from a vSwitch*) is followed with the old resource's rows first, and the
+        document is done again from its first step. Once, and never without the goal's "instead of" naming a
+        resource of the goal (measured on the training split: vpc-associate-route-table-03/-05 gave up there)."""
+        old = instead_of(self.goal, self.names)
+        if old is None or old == missing or self.borrowed_at is not None:
+            return False
+        undo = next((title for title in self.referenced if title.split()[0].casefold() in UNDOING_VERBS), None)
+        if undo is None:
+            return False
+        self.borrowed_at = len(self.document)
+        self.document += self.referenced[undo]
+        self.pending = [*range(self.borrowed_at + 1, len(self.document) + 1), *range(1, self.borrowed_at + 1)]
+        why = f"{missing!r} is not offered while it uses {old!r}: {undo} first"
+        self.queue = deque([Instruction("find", "Cancel", text=why, candidates=["Cancel", "Close"])])
+        self.hints_after = self.row_hints
+        self.row_hints = [old, *(h for h in self.row_hints if h != old)]  # the old resource's rows, not the new one's
+        return True
+
+    def _back_to_document(self) -> None:
+        """The undoing page is done: the goal's rows in their own order, and its values for the form anew."""
+        if self.hints_after is not None and self.borrowed_at is not None and self.step <= self.borrowed_at:
+            self.row_hints, self.hints_after = self.hints_after, None
+            self.values.reset()
 
     def _confirm(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The confirmation a prerequisite's action may open: its button when a dialog asks (a save button, or one
