@@ -10,6 +10,8 @@ Each one is what a careful person does, and says what changed when the document 
 - a form that says the resource already exists, when the goal says to replace it, gets the old one
   deleted first and is filled again;
 - a wizard's last page whose final button was renamed beyond recognition gets its one submit button;
+- a button disabled because the resource is in use ("Only an available EIP can be associated"), when the goal
+  moves the resource or replaces it, gets the row's undoing button pressed first (then the replacement's row);
 - a list that does not offer the goal's resource, when the goal moves it away from another one ("use the route
   table erp-new-rt instead of erp-vpc-legacy-rt"), gets it freed first with the undoing page the document refers
   to (*Unassociate a route table from a vSwitch*), done for the old one, and the document is then done again.
