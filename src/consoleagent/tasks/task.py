@@ -34,4 +34,4 @@ class Task:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "goal": self.goal, "start_url": self.start_url, "document": self.document,
-                "max_steps": self.max_steps, "time_limit_s": self.time_limit_s}
+                "related": self.related, "max_steps": self.max_steps, "time_limit_s": self.time_limit_s}

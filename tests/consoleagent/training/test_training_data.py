@@ -339,3 +339,35 @@ def test_every_shipped_training_config_loads_into_its_config_class(name: str) ->
     config = load_config(cls, path)
     if cls is RankerSFTConfig:
         assert config.collections and config.teacher_steps in ("all", "until_divergence")
+
+
+def test_recorded_steps_carry_the_referenced_pages_to_the_follower_run_alongside(tmp_path: Path) -> None:
+    """The trajectory header keeps the task's referenced procedures (``related``), and the steps rebuilt for SFT
+    hand them to the follower run alongside: on the goal's further operation it proposes the borrowed page's
+    action, as it did live. Before, the rebuilt observations had none, and it proposed to stop there."""
+    from types import SimpleNamespace
+
+    from consoleagent.observation.types import Mark, Observation
+    from consoleagent.tasks.task import Task
+    from consoleagent.training.filters import episode_steps
+    from consoleagent.training.ranker_data import replayed_steps
+    from consoleagent.trajectory.records import EpisodeFooter, EpisodeHeader, StepRecord
+
+    goal = "Create a widget named w1, then attach it to the host h1."
+    task = Task(goal=goal, start_url="/", id="widget-create-01", document=["Click **Create**."],
+                related={"Attach a widget": ["Find the widget and click **Attach**."]})
+    pages = [[Mark(1, "button", "Create")], [Mark(2, "button", "Attach", context="row: w1 | Ready")]]
+    lines = [EpisodeHeader(episode_id="e", task=task.to_dict(), policy="oracle", seed=0, console="http://c").to_dict()]
+    for number, (marks, action) in enumerate(zip(pages, ["click(1)", "click(2)"]), 1):
+        seen = Observation(url="http://c/", title="c", marks=marks, goal=goal, document=task.document,
+                           text="\n".join(f'[{m.id}] {m.role} "{m.name}"' for m in marks))
+        lines.append(StepRecord(step=number, url=seen.url, title=seen.title, observation=seen.render(), action=action,
+                                parsed={"name": "click"}, marks=[m.to_dict() for m in marks]).to_dict())
+    lines.append(EpisodeFooter(status="completed", steps=2, duration_s=1.0).to_dict())
+    path = tmp_path / "widget-create-01-run0.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    episode = SimpleNamespace(trajectory=path, key="widget-create-01#0", task_id="widget-create-01")
+    spec = SimpleNamespace(id="widget-create-01", goal=goal)
+    replayed = list(replayed_steps(episode, spec, episode_steps(episode)))
+    assert replayed[1].observation.related == task.related
+    assert [step.proposal for step in replayed] == ["click(1)", "click(2)"]
