@@ -288,3 +288,18 @@ def test_a_grid_is_named_only_by_a_plural_label_beside_its_add_button() -> None:
     assert new_row_field("Tables", add, [add, header, filled]) is None
     empty = Mark(5, "combobox", "Table Name")
     assert new_row_field("Tables", add, [add, header, filled, empty]) is empty
+
+
+def test_of_links_named_alike_the_search_opens_the_one_in_the_goals_row_first() -> None:
+    """"Unassociate the vSwitches of this route table first": **Manage** is in every row, and the search tries a
+    name once per page. Measured in verification (vpc-delete-route-table on 2026.09) as the first row's Manage
+    opened (another table, no vSwitch), the goal's never, and the procedure INCONCLUSIVE in some runs. Every row
+    names the goal's VPC; the one naming the goal's first resource wins."""
+    goal = "Delete the custom route table tmp-rt of the VPC search-vpc."
+    rows = ["row: main-rt vtb-1 | vpc-9 | Custom | 0", "row: tmp-rt vtb-2 | vpc-9 | Custom | 1", "row: - vtb-3 | vpc-9 | System"]
+    marks = [Mark(10 + k, "link", "Manage", context=row) for k, row in enumerate(rows)]
+    explorer = Explorer("Unassociate", goal=goal, rows=["tmp-rt", "search-vpc", "vpc-9"])
+    action, why = explorer.move("http://console.test/vpc/route-tables", marks)
+    assert action.args == (11,), why
+    other = Explorer("Unassociate", goal=goal.replace("tmp-rt", "main-rt"), rows=["main-rt", "search-vpc", "vpc-9"])
+    assert other.move("http://console.test/vpc/route-tables", marks)[0].args == (10,)

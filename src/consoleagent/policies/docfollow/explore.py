@@ -336,13 +336,18 @@ class Explorer:
     def _best(self, marks: list[Mark]) -> tuple[Mark, float] | None:
         if not marks:
             return None
-        names = [m.name for m in marks]
+        labels = [m.name for m in marks]
         encoder = get_encoder()
         wanted = [q for q in (self.target, self.goal) if q]
-        graded = [max(s) for s in zip(*(encoder.similarities(q, names) for q in wanted))] if wanted else [0.0] * len(marks)
+        graded = [max(s) for s in zip(*(encoder.similarities(q, labels) for q in wanted))] if wanted else [0.0] * len(marks)
         acronyms = {a for q in wanted for a in _ACRONYM.findall(q)}
-        graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, names)]
-        order = max(range(len(marks)), key=lambda i: (graded[i], marks[i].in_viewport, -i))
+        graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, labels)]
+        # of links named alike ("Manage" in every row), the one in the row of the goal's resource, its first-named
+        # one weighing most (every row may name the goal's VPC): the others are never tried once one is (``tried``
+        # is by name; measured as a walk through another route table's page). Scores within 0.01 are alike: one
+        # name encoded in one batch scores differently in its last digits from row to row.
+        in_goal_row = [sum(len(self.rows) - k for k, r in enumerate(self.rows) if names(m.context, r)) for m in marks]
+        order = max(range(len(marks)), key=lambda i: (round(graded[i], 2), in_goal_row[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
 
 
