@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,9 @@ from rich.markup import escape
 from consoleagent.cli.console_choice import CONSOLE_HELP, check_release
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out
+
+if TYPE_CHECKING:  # the documents are imported when a command runs, not when the CLI loads
+    from consoleagent.documents.references import References
 
 RUN_EXIT_CODES = """Exit status: 0 the agent says it reached the goal (not verified: a free goal has no audit
 rule; `consoleagent verify` and `bench` judge from the audit log), 1 the agent gave up or ran out of steps
@@ -52,7 +55,7 @@ def run(
 
     With --task the outcome is judged by the task's reward rule from the console's audit log; a free
     --goal has no judge, so the agent's own claim is reported as unverified."""
-    from consoleagent.documents.references import referenced_procedures
+    from consoleagent.documents.references import References, references
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.runner import run_episode
     from consoleagent.tasks import Task
@@ -62,10 +65,10 @@ def run(
         raise typer.Exit(2)
     check_release(release, stratus=console == "stratus" and (url is None or bool(admin_token)))
     document = _read_document(doc)
-    related = referenced_procedures(doc, doc.parent, recursive=False) if doc is not None else {}  # those beside it
+    cited = references(doc, doc.parent, recursive=False) if doc is not None else References()  # those beside it
     spec = _suite_task(console, task_id) if task_id else None
     if spec is not None and not document:
-        document, related = _task_documents(console, spec)
+        document, cited = _task_documents(console, spec)
     if policy == "docfollower" and not document:
         error("the docfollower follows a document: pass --doc FILE (or choose another --policy, e.g. llm)")
         raise typer.Exit(2)
@@ -85,9 +88,10 @@ def run(
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     trajectory = out_dir / f"{stamp}-{policy}.jsonl"
     if spec is not None:
-        raise typer.Exit(_run_task(env, adapter, agent, policy, spec, (document, related), trajectory, max_steps,
+        raise typer.Exit(_run_task(env, adapter, agent, policy, spec, (document, cited), trajectory, max_steps,
                                    time_limit))
-    task = Task(goal=goal or "", start_url=start, document=document, related=related, max_steps=max_steps,
+    task = Task(goal=goal or "", start_url=start, document=document, related=cited.procedures,
+                alternatives=cited.alternatives, max_steps=max_steps,
                 time_limit_s=time_limit)
     try:
         with out.status(f"Running {policy} on {adapter.base_url} ...") if is_terminal() else nullcontext():
@@ -120,17 +124,18 @@ def _suite_task(console: str, task_id: str):  # noqa: ANN202
     return specs[task_id]
 
 
-def _task_documents(console: str, spec) -> tuple[list[str], dict[str, list[str]]]:  # noqa: ANN001
+def _task_documents(console: str, spec) -> tuple[list[str], References]:  # noqa: ANN001
     """The task's document steps and the procedures its document refers to, from the console's documents."""
     from consoleagent.consoles import resolve_class
+    from consoleagent.documents.references import References
 
     backend = resolve_class(console)
     root = (backend() if isinstance(backend, type) else backend).documents_root
     task = spec.to_task(root) if root else None
-    return (task.document, task.related) if task is not None else ([], {})
+    return (task.document, References(task.related, task.alternatives)) if task is not None else ([], References())
 
 
-def _run_task(env, backend, agent, policy_name: str, spec, documents: tuple[list[str], dict[str, list[str]]],  # noqa: ANN001
+def _run_task(env, backend, agent, policy_name: str, spec, documents: tuple[list[str], References],  # noqa: ANN001
               trajectory: Path, max_steps: int, time_limit: float) -> int:
     """One judged episode of a suite task: begin (isolate, provision) → episode → the reward rule → end."""
     from dataclasses import replace
@@ -156,7 +161,8 @@ def _run_task(env, backend, agent, policy_name: str, spec, documents: tuple[list
         return 3
     try:
         task = spec.to_task(None)
-        task = replace(task, goal=substitute(task.goal, episode.outputs), document=documents[0], related=documents[1],
+        task = replace(task, goal=substitute(task.goal, episode.outputs), document=documents[0], related=documents[1].procedures,
+                       alternatives=documents[1].alternatives,
                        max_steps=min(task.max_steps, max_steps), time_limit_s=min(task.time_limit_s, time_limit))
         if agent is None:  # built from the task (the oracle: its solution, with the ids the provisioning made)
             from consoleagent.policies.registry import make_policy

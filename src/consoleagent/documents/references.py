@@ -6,13 +6,16 @@ once it is available") follows the page the document names for that next operati
 titles are compared without regard to case, and a title cited with words left out ("see Unassociate a route
 table from a vSwitch" for *Unassociate a custom route table from a vSwitch*) names the one title that has its
 words in order with a few more. The referenced procedures travel with the task
-(``Task.related``), so a policy reads them as it reads the task's own document.
+(``Task.related``), so a policy reads them as it reads the task's own document; those it cites as another way
+to do its own operation ("... with the rule form instead. For more information, see ...") are
+``Task.alternatives``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from consoleagent.documents.labels import normalize, words_kept_in_order
@@ -22,6 +25,8 @@ from consoleagent.documents.model import ProcedureError
 # "see Attach a data disk.", "see the "Create a VPC" topic": a title after "see", to the sentence's end
 _SEE = re.compile(r"\bsee\s+(?:the\s+)?[\"“]?(?P<title>[A-Z][^.\n\"”]{2,120}?)[\"”]?(?:\s+topic)?(?=\.(?:\s|$)|\s*$)", re.M)
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_INSTEAD = re.compile(r"\binstead\b", re.I)  # "... with the rule form instead. For more information, see ..."
 _SOFT_BREAK = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")  # a line break inside a paragraph
 
 
@@ -56,19 +61,33 @@ def _cited_short(title: str, known: dict[str, Path]) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
-def referenced_procedures(path: Path, root: Path, recursive: bool = True) -> dict[str, list[str]]:
-    """The steps of the first procedure of every document ``path`` refers to by title, in the order referred
-    to; never ``path`` itself, a title no document under ``root`` has, or a page without steps. A lone file's
-    folder is searched without its subfolders (``recursive=False``): it may be anyone's home directory."""
+@dataclass(frozen=True)
+class References:
+    """What a document refers its reader to: each procedure by the title cited (its steps), and of those the
+    titles it offers as another way to do its own operation ("... add the rule with the rule form instead. For
+    more information, see Add an inbound security group rule.")."""
+
+    procedures: dict[str, list[str]] = field(default_factory=dict)
+    alternatives: list[str] = field(default_factory=list)
+
+
+def references(path: Path, root: Path, recursive: bool = True) -> References:
+    """The first procedure of every document ``path`` refers to by title, in the order referred to; never ``path``
+    itself, a title no document under ``root`` has, or a page without steps. A lone file's folder is searched
+    without its subfolders (``recursive=False``): it may be anyone's home directory. A title is an alternative
+    when its "see" sentence or the sentence before it says "instead"."""
     known = titles(Path(root), recursive)
-    related: dict[str, list[str]] = {}
+    found = References()
     text = _SOFT_BREAK.sub(" ", read_text(Path(path)))  # "see Associate an\nEIP with an ECS instance." is one title
     for match in _SEE.finditer(text):
         title = match.group("title").strip()
         target = known.get(title.casefold()) or _cited_short(title, known)
-        if target is None or target.resolve() == Path(path).resolve() or title in related:
+        if target is None or target.resolve() == Path(path).resolve() or title in found.procedures:
             continue
         steps = _steps(target)
-        if steps:
-            related[title] = list(steps)
-    return related
+        if not steps:
+            continue
+        found.procedures[title] = list(steps)
+        if _INSTEAD.search(" ".join(_SENTENCE_END.split(text[max(0, match.start() - 400):match.start()])[-2:])):
+            found.alternatives.append(title)
+    return found

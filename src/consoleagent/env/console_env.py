@@ -270,7 +270,7 @@ class ConsoleEnv(gym.Env):
         observation = Observation(
             url=episode.page.url, title=snapshot.title, text=snapshot.text(self.config.budget_tokens),
             marks=snapshot.marks, screenshot=screenshot, goal=episode.task.goal, document=list(episode.task.document),
-            related=dict(episode.task.related),
+            related=dict(episode.task.related), alternatives=list(episode.task.alternatives),
             document_step=episode.document_step, history=list(episode.history), last_error=last_error,
             resource_report=episode.resource_report, step=episode.steps,
         )

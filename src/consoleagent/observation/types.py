@@ -55,6 +55,7 @@ class Observation:
     goal: str = ""
     document: list[str] = field(default_factory=list)  # the procedure's steps, numbered from 1
     related: dict[str, list[str]] = field(default_factory=dict)  # the procedures the document refers to, by title
+    alternatives: list[str] = field(default_factory=list)  # of those, the ones it cites as another way ("instead")
     document_step: int | None = None
     history: list[HistoryEntry] = field(default_factory=list)
     last_error: str | None = None

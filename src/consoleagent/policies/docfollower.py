@@ -35,7 +35,7 @@ from consoleagent.policies.docfollow.further import further_procedure
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
-from consoleagent.policies.docfollow.semantic import find_rename
+from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
                                               left_unchanged, made_name, named_by_goal, option_in_goal, related_values, resource_hints,
                                               row_hints, SHAPES)
@@ -109,12 +109,15 @@ class DocFollowerPolicy(Detours):
         self.referenced: dict[str, list[str]] = {}  # the procedures the document refers to, by title
         self.borrowed_at: int | None = None  # steps after this one are a referenced page's (``further``)
         self.hints_after: list[str] | None = None  # the goal's row hints, while an undoing page puts the old resource first
+        self.alternatives: list[str] = []  # of the referenced procedures, those the document cites as another way
+        self.gone = False  # a control a document step clicks is gone (reported element_removed)
 
     def act(self, observation: Observation) -> Decision:
         if observation.document and not self.document:
             self.document = list(observation.document)
             self.pending = list(range(1, len(self.document) + 1))
         self.referenced = self.referenced or dict(observation.related)
+        self.alternatives = self.alternatives or list(observation.alternatives)
         if not self.document:
             return self._end("task_unachievable", "the doc follower needs a document to follow; the task has none")
         if self.stopped:
@@ -154,13 +157,25 @@ class DocFollowerPolicy(Detours):
 
     def _borrow_further(self) -> None:
         """The goal goes on past the document ("..., and attach it to build-01"): the steps of the page the
-        document refers to for that operation (``further``) are followed next."""
-        found = further_procedure(self.goal, self.referenced)
+        document refers to for that operation (``further``) are followed next. Before that, when a control the
+        document clicks was gone, the page it cites as another way to do its operation (``_another_way``)."""
+        found = self._another_way() or further_procedure(self.goal, self.referenced)
         if found is None:
             return
         self.borrowed_at = len(self.document)
         self.document += found[1]
         self.pending = list(range(self.borrowed_at + 1, len(self.document) + 1))
+
+    def _another_way(self) -> tuple[str, list[str]] | None:
+        """The document's own way is gone (a control it clicks was reported ``element_removed``: **Quick Add**)
+        and it cites another ("To allow only some addresses, add the rule with the rule form instead. For more
+        information, see Add an inbound security group rule."): that page, done as a person would, unless its
+        title says the opposite of the goal (*inbound* for "allow outbound HTTP"). Measured on the training split:
+        ecs-sg-quick-add-03/-04 ended at the removed button with the port still closed."""
+        if not self.gone:
+            return None
+        title = next((t for t in self.alternatives if t in self.referenced and not opposed(t, self.goal)), None)
+        return (title, list(self.referenced[title])) if title is not None else None
 
     def _document_step(self) -> int | None:
         """The document step a decision belongs to; None in a borrowed page, which is not the document."""
@@ -513,6 +528,7 @@ class DocFollowerPolicy(Detours):
                                 ins, done=False)
         page = urlparse(obs.url).path or obs.url
         what = " > ".join(ins.path) if ins.kind == "navigate" and ins.path else ins.target
+        self.gone = self.gone or (kind == "element_removed" and ins.kind == "click" and self._document_step() is not None)
         return self._report(kind, f"an element named {what!r}", f"no element with that name on {page} ({obs.title})",
                             ins, done=True)
 

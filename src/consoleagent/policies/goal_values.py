@@ -60,10 +60,14 @@ class GoalValues:
         """Every value available again: the form is filled anew (after deleting what it replaces)."""
         self._used.clear()
 
-    def _take(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
+    def _take(self, pattern: re.Pattern[str], group: int = 0, ports: bool = True) -> str | None:
+        """The goal's first value of ``pattern`` not yet handed out; ``ports=False``: none of a port ("TCP port
+        443" is no priority)."""
         for match in pattern.finditer(self.goal):
             key = (match.start(group), match.group(group))
             if key in self._used or self._inside_used(*match.span(group)):
+                continue
+            if not ports and any(p.start() <= match.start(group) and match.end(group) <= p.end() for p in PORTS.finditer(self.goal)):
                 continue
             self._used.add(key)
             if _FROM.search(self.goal[:match.start(group)]) and _TO.match(self.goal[match.end(group):]):
@@ -100,7 +104,8 @@ class GoalValues:
         for shape in SHAPES:
             if shape.fullmatch(example.strip()):
                 bare = shape is SHAPES[-1] and not _RATE_LABEL.search(label)
-                return self._take(_NO_RATE if bare else shape) or example
+                # a port is a bare number only for a port's field (measured as "TCP port 443" typed as the Priority)
+                return self._take(_NO_RATE if bare else shape, ports=not bare or "port" in lowered) or example
         if "name" in lowered:
             return self._take(NAMED, 1) or self._take(RENAMED, 1) or example
         return example

@@ -127,17 +127,18 @@ class TaskSpec(BaseModel):
 
     def to_task(self, documents_root: Path | None = None, document_steps: list[str] | None = None) -> Task:
         """The environment's view of the task (the document's steps included when a root is given)."""
-        from consoleagent.documents.references import referenced_procedures
+        from consoleagent.documents.references import References, references
 
-        steps, related = document_steps, {}
+        steps, cited = document_steps, References()
         if steps is None and documents_root is not None:
             steps = self.procedure(documents_root).step_texts()
             path = self.document_path(documents_root)
             # a suite document's references are looked up among the suite's documents; a file named by its absolute
             # path (a document under verification) among the files beside it only: its root may be "/"
             outside = Path(self.document.split("#", 1)[0]).is_absolute()
-            related = referenced_procedures(path, path.parent if outside else documents_root, recursive=not outside)
-        return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [], related=related,
+            cited = references(path, path.parent if outside else documents_root, recursive=not outside)
+        return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [], related=cited.procedures,
+                    alternatives=cited.alternatives,
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s, reward=self.reward, spec=self,
                     release=self.release)
 

@@ -25,6 +25,8 @@ class Task:
     document: list[str] = field(default_factory=list)  # the procedure's steps, when verifying a document
     # the procedures the document refers its reader to ("see Attach a data disk"), by title: the goal may go on
     related: dict[str, list[str]] = field(default_factory=dict)
+    # of those, the titles it cites as another way to do its own operation ("... with the rule form instead")
+    alternatives: list[str] = field(default_factory=list)
     max_steps: int = 30
     time_limit_s: float = 600.0
     upload_dir: str | None = None  # files the agent may upload
@@ -34,4 +36,4 @@ class Task:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "goal": self.goal, "start_url": self.start_url, "document": self.document,
-                "related": self.related, "max_steps": self.max_steps, "time_limit_s": self.time_limit_s}
+                "related": self.related, "alternatives": self.alternatives, "max_steps": self.max_steps, "time_limit_s": self.time_limit_s}

@@ -48,9 +48,10 @@ class RankerData:
 
 
 def observation_from_record(record: dict[str, Any], goal: str, document: list[str],
-                            related: dict[str, list[str]] | None = None) -> Observation:
-    """The observation a recorded step saw, as far as the ranker uses it (``related``: the procedures the
-    task's document refers to, from the trajectory's header; older files have none)."""
+                            header_task: dict[str, Any] | None = None) -> Observation:
+    """The observation a recorded step saw, as far as the ranker uses it (the procedures the task's document
+    refers to come from the trajectory header's task, ``header_task``; older files have none)."""
+    header_task = header_task or {}
     parts = rendered_sections(record.get("observation", ""))
     page = parts.get("Page", "")
     text = page.split("\n", 2)[2] if page.count("\n") >= 2 else ""
@@ -58,7 +59,8 @@ def observation_from_record(record: dict[str, Any], goal: str, document: list[st
                        marks=[Mark.from_dict(m) for m in record.get("marks") or []], goal=goal, document=document,
                        last_error=parts.get("Error from your last action"),
                        resource_report=parts.get("Resources prepared for you"), step=int(record.get("step", 0)),
-                       related=dict(related or {}))
+                       related=dict(header_task.get("related") or {}),
+                       alternatives=list(header_task.get("alternatives") or []))
 
 
 def _document_of(spec: Any) -> str:
@@ -235,7 +237,6 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
 
     header_task = _header_task(episode.trajectory)
     goal, document = header_task.get("goal", spec.goal), list(header_task.get("document") or [])
-    related = dict(header_task.get("related") or {})  # the follower run alongside borrows these pages too
     context = EpisodeContext.build(goal, document)
     shadow = FollowerShadow()
     shadow.reset(goal, document)
@@ -244,7 +245,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
         record = item.record
         if record.get("parsed") is None:
             continue
-        observation = observation_from_record(record, goal, document, related)
+        observation = observation_from_record(record, goal, document, header_task)  # its referenced pages too
         proposal = shadow.propose(observation)  # every step, kept or not: the follower lives the episode too
         candidates, _ = with_proposal(build_candidates(observation), observation, proposal)
         action = parse_action(record["action"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from consoleagent.documents.references import referenced_procedures, titles
+from consoleagent.documents.references import references, titles
 from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.tasks.spec import load_task_file
 
@@ -26,13 +26,13 @@ def test_a_see_sentence_names_another_documents_procedure_by_its_title(tmp_path:
            "2. Select the **Host** and click **OK**.\n")
     _write(tmp_path, "notes.md", "# Widget notes\n\nNo procedure here.\n")
     titles.cache_clear()
-    assert referenced_procedures(create, tmp_path) == {"Attach a widget": [
+    assert references(create, tmp_path).procedures == {"Attach a widget": [
         "Find the widget and click **Attach**.", "Select the **Host** and click **OK**."]}  # not itself, not the unknown
     (tmp_path / "more").mkdir()
     _write(tmp_path / "more", "remove.md", "# Remove a gadget\n\n## Procedure\n\n1. Click **Remove**.\n")
     titles.cache_clear()
-    assert list(referenced_procedures(create, tmp_path)) == ["Attach a widget", "Remove a gadget"]
-    assert list(referenced_procedures(create, tmp_path, recursive=False)) == ["Attach a widget"]  # a lone file's folder
+    assert list(references(create, tmp_path).procedures) == ["Attach a widget", "Remove a gadget"]
+    assert list(references(create, tmp_path, recursive=False).procedures) == ["Attach a widget"]  # a lone file's folder
 
 
 def test_a_suite_task_carries_the_procedures_its_document_refers_to() -> None:
@@ -53,7 +53,25 @@ def test_a_title_cited_with_words_left_out_names_the_one_title_that_has_them_in_
     _write(tmp_path, "paint-red.md", "# Paint a red widget\n\n## Procedure\n\n1. Click **Red**.\n")
     _write(tmp_path, "paint-blue.md", "# Paint a blue widget\n\n## Procedure\n\n1. Click **Blue**.\n")
     titles.cache_clear()
-    assert list(referenced_procedures(cite, tmp_path)) == ["Unbind a widget from a host"]
+    assert list(references(cite, tmp_path).procedures) == ["Unbind a widget from a host"]
     task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "vpc" / "vpc-associate-route-table-03.yaml").spec.to_task(DOCUMENTS_ROOT)
     assert list(task.related) == ["Unassociate a route table from a vSwitch"]
     assert any("**Unassociate**" in step for step in task.related["Unassociate a route table from a vSwitch"])
+
+
+def test_a_page_cited_as_another_way_is_an_alternative(tmp_path: Path) -> None:
+    """sg-quick-add-rule.md: "To allow only some addresses, add the rule with the rule form instead. For more
+    information, see Add an inbound security group rule." The page is cited as another way to do the document's
+    operation; a page cited for what comes next is not, nor one after a paragraph that said "instead"."""
+    quick = _write(tmp_path, "quick.md", "# Open a port quickly\n\n## Prerequisites\n\n- A group exists. For more "
+                   "information, see Create a group.\n- To allow only some addresses, add the rule with the\n  rule form "
+                   "instead. For more information, see Add a rule.\n\n## Procedure\n\n1. Click **Quick Add**.\n\n"
+                   "## What to do next\n\nFor more information, see Modify a rule.\n")
+    for name, title in [("create.md", "Create a group"), ("add.md", "Add a rule"), ("modify.md", "Modify a rule")]:
+        _write(tmp_path, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
+    titles.cache_clear()
+    found = references(quick, tmp_path)
+    assert list(found.procedures) == ["Create a group", "Add a rule", "Modify a rule"]
+    assert found.alternatives == ["Add a rule"]
+    task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "ecs" / "ecs-sg-quick-add-03.yaml").spec.to_task(DOCUMENTS_ROOT)
+    assert task.alternatives == ["Add an inbound security group rule"] and task.to_dict()["alternatives"] == task.alternatives

@@ -1363,6 +1363,46 @@ def test_a_resource_the_goal_moves_from_another_is_freed_first_with_the_undoing_
     assert asked(follower([step], goal), other).startswith("task_unachievable(")
 
 
+def test_a_gone_control_sends_the_follower_to_the_page_the_document_cites_as_another_way() -> None:
+    """Measured as ecs-sg-quick-add-03/-04 (training split, release 2026.09): **Quick Add** is gone, and the document
+    says "add the rule with the rule form instead. For more information, see Add an inbound security group rule."
+    The missing button is reported, then that page is followed (its differences not reported); not for a goal the
+    page's title contradicts ("outbound"), and not when the document's own way worked."""
+    steps = ["Next to **Quick Add**, click the button of the service: **SSH (22)** or **HTTPS (443)**."]
+    title = "Add an inbound security group rule"
+
+    def run(goal: str, marks: list[Mark], alternatives: list[str]) -> list[str]:
+        policy = follower(steps, goal)
+        actions = []
+        for _ in range(4):
+            seen = page("/ecs/sg/sg-1", marks)
+            seen.related, seen.alternatives = {title: ["Click **Add Rule**."]}, alternatives
+            actions.append(policy.act(seen).action)
+            if actions[-1].startswith("task_"):
+                break
+        return actions
+
+    form = [Mark(1, "tab", "Inbound Rules"), Mark(2, "button", "Add Rule")]
+    inbound = "Open HTTPS (TCP port 443) to any address in the inbound rules of the security group web-sg."
+    done = run(inbound, form, [title])
+    assert done[0] == 'scroll("down")' and done[1].startswith('report_discrepancy(1, "element_removed"')
+    assert done[2:] == ["click(2)", 'task_complete("followed all 2 steps")']
+    assert run(inbound, form, [])[-1].startswith("task_complete(")  # cited, but not as another way
+    outbound = "Allow outbound HTTP (TCP port 80) to any address in the security group web-sg."
+    assert run(outbound, form, [title])[-1].startswith("task_complete(")
+    assert run(inbound, [*form, Mark(3, "button", "HTTPS (443)")], [title]) == ["click(3)", 'task_complete("followed all 1 steps")']
+
+
+def test_a_port_is_a_bare_number_only_for_a_ports_field() -> None:
+    """"Open HTTPS (TCP port 443) to any address": the rule form's **Priority** (example 1) had taken 443, and
+    **Port Range** then the example 22/22 (ecs-sg-quick-add-03 on the page its document cites instead)."""
+    from consoleagent.policies.goal_values import GoalValues
+    values = GoalValues("Open HTTPS (TCP port 443) to any address (0.0.0.0/0) in the security group web-sg.")
+    assert [values.value_for(label, example) for label, example in [("Priority", "1"), ("Port Range", "22/22")]] == \
+        ["1", "443/443"]
+    assert GoalValues("Allow TCP port 8080 with priority 5.").value_for("Port", "22") == "8080"
+
+
 def test_a_rate_is_no_bare_number_for_a_field_that_measures_something_else() -> None:
     """Measured as ecs-instance-create-02: the "10" of "10 Mbps" handed to **System Disk Capacity** (example 40),
     which left the switch's **Peak Bandwidth** without the goal's value. A bandwidth field still takes it."""
