@@ -108,7 +108,9 @@ class Explorer:
     goal: str = ""
     title: str = ""  # the page's title when the search starts (its last part names the application)
     max_hops: int = MAX_HOPS
-    tried: dict[str, set[str]] = field(default_factory=dict)  # page → names clicked there
+    # page → (role, name) clicked there: a row's "Manage" once for every row; a menu group's button and the link
+    # named like it are two controls (measured as the link to the EIP list never opened after its group's button)
+    tried: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     trail: list[str] = field(default_factory=list)  # pages we clicked away from, for going back
     hops: int = 0
     expanded: set[str] = field(default_factory=set)  # tree nodes unfolded
@@ -312,14 +314,14 @@ class Explorer:
         here = page_key(url)
         tried = self.tried.setdefault(here, set())
         bar = menu_bar(marks)
-        candidates = [m for m in marks if m.role in WALK_ROLES and m.name.strip() and m.name not in tried
+        candidates = [m for m in marks if m.role in WALK_ROLES and m.name.strip() and (m.role, m.name) not in tried
                       and "disabled" not in m.states and not UNSAFE.search(m.name) and not m.frame
                       and m not in bar]
         best = self._best(candidates)
         if best is None:
             return None
         mark, score = best
-        tried.add(mark.name)
+        tried.add((mark.role, mark.name))
         if not self.trail or self.trail[-1] != here:
             self.trail.append(here)
         return Action("click", (mark.id,)), f"looking for {self.target or 'the page'!r}: [{mark.id}] {mark.name!r} ({score:.2f})"
