@@ -54,3 +54,13 @@ def test_templates_validate_and_list() -> None:
     assert listing.exit_code == 0 and "ecs_instance" in listing.output and "security_group" in listing.output
     unknown = runner.invoke(app, ["templates", "validate", "teleporter"])
     assert unknown.exit_code != 0
+
+
+def test_a_suite_task_run_carries_the_pages_its_document_cites() -> None:
+    """`run --task` hands the policy the referenced procedures and the ones cited as another way, as `bench` does."""
+    from consoleagent.cli.run import _suite_task, _task_documents
+
+    document, cited = _task_documents("stratus", _suite_task("stratus", "ecs-sg-quick-add-03"))
+    assert document and "**Quick Add**" in document[-1]
+    assert cited.alternatives == ["Add an inbound security group rule"]
+    assert set(cited.alternatives) < set(cited.procedures)
