@@ -171,7 +171,7 @@ class DocFollowerPolicy(Detours):
         and it cites another ("To allow only some addresses, add the rule with the rule form instead. For more
         information, see Add an inbound security group rule."): that page, done as a person would, unless its
         title says the opposite of the goal (*inbound* for "allow outbound HTTP"). Measured on the training split:
-        ecs-sg-quick-add-03/-04 ended at the removed button with the port still closed."""
+        goals to open a port ended at the removed button with the port still closed."""
         if not self.gone:
             return None
         title = next((t for t in self.alternatives if t in self.referenced and not opposed(t, self.goal)), None)

@@ -93,7 +93,7 @@ class GoalValues:
         if labelled is not None:
             return labelled
         # "an ESSD PL0 data disk" of **ESSD** or **ESSD AutoPL**: every word of the choice is another's too, but
-        # the goal writes it whole (measured as ecs-disk-create-03 creating an Ultra Disk with a performance level)
+        # the goal writes it whole (measured as an Ultra Disk created with a performance level)
         chosen = option_in_goal(list(options), self.goal) or named_by_goal(list(options), self.goal)
         if chosen is not None:
             return chosen

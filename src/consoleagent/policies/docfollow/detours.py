@@ -230,7 +230,7 @@ class Detours:
         that said so, and only an undoing verb (measured on the training split: the follower had reported the
         Associate dialog's fields missing). When the goal replaces the resource instead ("Replace the EIP of vpn-01
         with the EIP vpn-new-eip"), the disabled button is pressed again in the row of the one other resource the
-        goal names on the page (vpc-associate-eip-with-ecs-03 had associated nothing)."""
+        goal names on the page (measured on the training split: a replacement had associated nothing)."""
         if not (_ONLY_STATE.match(reason) and self._clicked_in.startswith("row")):
             return False
         if _MOVE.search(self.goal):
@@ -283,7 +283,7 @@ class Detours:
         dialog is closed, the page the document refers to for undoing it (its title starts with an undoing verb:
         *Unassociate a route table from a vSwitch*) is followed with the old resource's rows first, and the
         document is done again from its first step. Once, and never without the goal's "instead of" naming a
-        resource of the goal (measured on the training split: vpc-associate-route-table-03/-05 gave up there)."""
+        resource of the goal (measured on the training split: two such goals gave up there)."""
         old = instead_of(self.goal, self.names)
         if old is None or old == missing or self.borrowed_at is not None:
             return False

@@ -12,8 +12,8 @@ operation and its object ("once the image is available set its description" shar
 document to report against, and neither is the page it borrows: discrepancies there are not reported
 (``DocFollowerPolicy._report``).
 
-Measured on the training split: ecs-disk-create-03, ecs-sg-create-03 and vpc-allocate-eip-04 ended at the
-document's last step, the disk never attached, the rule never added, the EIP never associated.
+Measured on the training split: three tasks ended at the document's last step, the disk never attached, the
+rule never added, the EIP never associated.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """A grid the document calls a field: "Specify a table or list of tables ... in **Tables** field".
 
-Consoles replace a comma-separated text field with a grid of rows as they grow (pgAdmin's publication dialog
-from PostgreSQL 15: an **Add row** button over the columns *Table Name*, *Columns*, *Where*), while the
-document still speaks of the field. A person adds a row and puts the value in its first cell, whose column
-is the field's name in the singular. Measured on the training split as the follower typing the table into
-*Tables in Schema*, the field another line of the same document names, and saving a publication without
-its table.
+Consoles replace a comma-separated text field with a grid of rows as they grow (an **Add row** button over
+the columns *Table Name*, *Columns*, *Where*), while the document still speaks of the field. A person adds a
+row and puts the value in its first cell, whose column is the field's name in the singular. Measured on the
+training split as the follower typing the table into *Tables in Schema*, the field another line of the same
+document names, and saving the object without its table.
 """
 
 from __future__ import annotations
