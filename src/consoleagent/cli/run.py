@@ -65,7 +65,7 @@ def run(
         raise typer.Exit(2)
     check_release(release, stratus=console == "stratus" and (url is None or bool(admin_token)))
     document = _read_document(doc)
-    cited = references(doc, doc.parent, recursive=False) if doc is not None else References()  # those beside it
+    cited = references(doc) if doc is not None else References()  # a lone file: those beside it
     spec = _suite_task(console, task_id) if task_id else None
     if spec is not None and not document:
         document, cited = _task_documents(console, spec)

@@ -71,12 +71,13 @@ class References:
     alternatives: list[str] = field(default_factory=list)
 
 
-def references(path: Path, root: Path, recursive: bool = True) -> References:
+def references(path: Path, root: Path | None = None) -> References:
     """The first procedure of every document ``path`` refers to by title, in the order referred to; never ``path``
-    itself, a title no document under ``root`` has, or a page without steps. A lone file's folder is searched
-    without its subfolders (``recursive=False``): it may be anyone's home directory. A title is an alternative
-    when its "see" sentence or the sentence before it says "instead"."""
-    known = titles(Path(root), recursive)
+    itself, a title no document under ``root`` has, or a page without steps. A lone file (no ``root``: one under
+    verification, a ``run --doc`` file) is read with the files beside it only, not their subfolders: its folder
+    may be anyone's home directory, or "/". A title is an alternative when its "see" sentence or the sentence
+    before it says "instead"."""
+    known = titles(Path(root)) if root is not None else titles(Path(path).parent, recursive=False)
     found = References()
     text = _SOFT_BREAK.sub(" ", read_text(Path(path)))  # "see Associate an\nEIP with an ECS instance." is one title
     for match in _SEE.finditer(text):

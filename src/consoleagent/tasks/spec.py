@@ -134,9 +134,9 @@ class TaskSpec(BaseModel):
             steps = self.procedure(documents_root).step_texts()
             path = self.document_path(documents_root)
             # a suite document's references are looked up among the suite's documents; a file named by its absolute
-            # path (a document under verification) among the files beside it only: its root may be "/"
+            # path (a document under verification) is a lone file
             outside = Path(self.document.split("#", 1)[0]).is_absolute()
-            cited = references(path, path.parent if outside else documents_root, recursive=not outside)
+            cited = references(path, None if outside else documents_root)
         return Task(goal=self.goal, start_url=self.start_url, id=self.id, document=steps or [], related=cited.procedures,
                     alternatives=cited.alternatives,
                     max_steps=self.max_steps, time_limit_s=self.time_limit_s, reward=self.reward, spec=self,

@@ -32,7 +32,7 @@ def test_a_see_sentence_names_another_documents_procedure_by_its_title(tmp_path:
     _write(tmp_path / "more", "remove.md", "# Remove a gadget\n\n## Procedure\n\n1. Click **Remove**.\n")
     titles.cache_clear()
     assert list(references(create, tmp_path).procedures) == ["Attach a widget", "Remove a gadget"]
-    assert list(references(create, tmp_path, recursive=False).procedures) == ["Attach a widget"]  # a lone file's folder
+    assert list(references(create).procedures) == ["Attach a widget"]  # a lone file: its folder, not subfolders
 
 
 def test_a_suite_task_carries_the_procedures_its_document_refers_to() -> None:
