@@ -63,11 +63,12 @@ class GoalValues:
     def _take(self, pattern: re.Pattern[str], group: int = 0, ports: bool = True) -> str | None:
         """The goal's first value of ``pattern`` not yet handed out; ``ports=False``: none of a port ("TCP port
         443" is no priority)."""
+        port_spans = [] if ports else [p.span() for p in PORTS.finditer(self.goal)]
         for match in pattern.finditer(self.goal):
             key = (match.start(group), match.group(group))
             if key in self._used or self._inside_used(*match.span(group)):
                 continue
-            if not ports and any(p.start() <= match.start(group) and match.end(group) <= p.end() for p in PORTS.finditer(self.goal)):
+            if any(start <= match.start(group) and match.end(group) <= end for start, end in port_spans):
                 continue
             self._used.add(key)
             if _FROM.search(self.goal[:match.start(group)]) and _TO.match(self.goal[match.end(group):]):
