@@ -330,14 +330,17 @@ class DocFollowerPolicy(Detours):
 
     def _names_another_field(self, ins: Instruction, mark: Mark) -> bool:
         """Whether another line of the document is about ``mark`` (*Tables In Schema*, found for **Tables**)."""
-        name = normalize(mark.name)
-        return name != normalize(ins.target) and any(normalize(i.target) == name for text in self.document
-                                                     for i in instructions_from(text))
+        return normalize(mark.name) != normalize(ins.target) and self._documents_field(mark.name)
 
     def _named_in_another_step(self, label: str) -> bool:
         """Whether another document step names a field of this label (a form with two "IPv4 CIDR block"s)."""
-        return any(normalize(i.target) == normalize(label) for number, text in enumerate(self.document, 1)
-                   if number != self.step for i in instructions_from(text))
+        return self._documents_field(label, but_step=self.step)
+
+    def _documents_field(self, label: str, but_step: int | None = None) -> bool:
+        """Whether an instruction of the document (of a step other than ``but_step``) is about this label."""
+        want = normalize(label)
+        return any(normalize(i.target) == want for number, text in enumerate(self.document, 1)
+                   if number != but_step for i in instructions_from(text))
 
     def _type_in(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The value into the first editable text field after the list whose custom entry was chosen."""
