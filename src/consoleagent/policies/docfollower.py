@@ -320,13 +320,8 @@ class DocFollowerPolicy(Detours):
             ins.row_added = True
             return self._decide(Action("click", (add.id,)), f"Step {self.step}: {ins.target!r} is a grid here: a row "
                                 f"for {value!r}: [{add.id}] {add.name!r}.", ins, done=False)
-        self.fields_set[(cell.name, cell.context)] = self.step
-        listed = cell.role == "listbox" or (cell.role == "combobox" and cell.tag != "input")
-        decision = self._decide(Action("select" if listed else "type", (cell.id, value)),
-                                f"Step {self.step}: {ins.target!r}: the new row's [{cell.id}] {cell.name!r} = {value!r}.", ins)
-        if cell.role == "combobox" and not listed:
-            self.queue.appendleft(Instruction("pick", cell.name, value, text=ins.text))
-        return decision
+        ins.value = value  # a described field's value is its sentence: the cell takes the goal's
+        return self._fill(ins, cell)
 
     def _names_another_field(self, ins: Instruction, mark: Mark) -> bool:
         """Whether another line of the document is about ``mark`` (*Tables In Schema*, found for **Tables**)."""
