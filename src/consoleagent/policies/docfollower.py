@@ -162,9 +162,7 @@ class DocFollowerPolicy(Detours):
         found = self._another_way() or further_procedure(self.goal, self.referenced)
         if found is None:
             return
-        self.borrowed_at = len(self.document)
-        self.document += found[1]
-        self.pending = list(range(self.borrowed_at + 1, len(self.document) + 1))
+        self.pending = self._borrow(found[1])
 
     def _another_way(self) -> tuple[str, list[str]] | None:
         """The document's own way is gone (a control it clicks was reported ``element_removed``: **Quick Add**)

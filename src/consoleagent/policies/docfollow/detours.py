@@ -290,14 +290,20 @@ class Detours:
         undo = next((title for title in self.referenced if title.split()[0].casefold() in UNDOING_VERBS), None)
         if undo is None:
             return False
-        self.borrowed_at = len(self.document)
-        self.document += self.referenced[undo]
-        self.pending = [*range(self.borrowed_at + 1, len(self.document) + 1), *range(1, self.borrowed_at + 1)]
+        own = range(1, len(self.document) + 1)
+        self.pending = [*self._borrow(self.referenced[undo]), *own]
         why = f"{missing!r} is not offered while it uses {old!r}: {undo} first"
         self.queue = deque([Instruction("find", "Cancel", text=why, candidates=["Cancel", "Close"])])
         self.hints_after = self.row_hints
         self.row_hints = [old, *(h for h in self.row_hints if h != old)]  # the old resource's rows, not the new one's
         return True
+
+    def _borrow(self, steps: list[str]) -> list[int]:
+        """A referenced page's steps, added after the document's (after ``borrowed_at`` nothing is reported: it is
+        not the document under test); their step numbers."""
+        self.borrowed_at = len(self.document)
+        self.document += steps
+        return list(range(self.borrowed_at + 1, len(self.document) + 1))
 
     def _back_to_document(self) -> None:
         """The undoing page is done: the goal's rows in their own order, and its values for the form anew."""

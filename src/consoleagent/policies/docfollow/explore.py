@@ -346,7 +346,7 @@ class Explorer:
         graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, labels)]
         # of links named alike ("Manage" in every row), the one in the row of the goal's resource, its first-named
         # one weighing most (every row may name the goal's VPC): the others are never tried once one is (``tried``
-        # is by name; measured as a walk through another route table's page). Scores within 0.01 are alike: one
+        # is by role and name; measured as a walk through another route table's page). Scores within 0.01 are alike: one
         # name encoded in one batch scores differently in its last digits from row to row.
         in_goal_row = [sum(len(self.rows) - k for k, r in enumerate(self.rows) if names(m.context, r)) for m in marks]
         order = max(range(len(marks)), key=lambda i: (round(graded[i], 2), in_goal_row[i], marks[i].in_viewport, -i))
