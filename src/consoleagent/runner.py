@@ -111,5 +111,5 @@ def _record(observation: Any, decision: Decision, info: dict[str, Any], policy_t
         action=decision.action, thought=decision.thought, raw=decision.raw, parsed=info["parsed"], result=info["result"],
         document_step=decision.document_step if decision.document_step is not None else observation.document_step,
         marks=[m.to_dict() for m in observation.marks], timings=timings, usage=dict(decision.usage),
-        discrepancy=info.get("discrepancy"),
+        discrepancy=info.get("discrepancy"), refused=info.get("refused"),
     )

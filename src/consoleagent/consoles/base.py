@@ -22,8 +22,11 @@ through :class:`ConsoleBackend`. A backend answers five questions:
 
 Optional, found with ``getattr`` (a backend without them still fits the protocol):
 ``write_actions()`` (the names of the console's state-changing audit events: verification's goal
-rule for a procedure without a task; without it the backend's ``write_event`` pattern is used) and
-``serve_demo(host=, port=, database=, time_scale=, release=)`` (``consoleagent demo``: stratus).
+rule for a procedure without a task; without it the backend's ``write_event`` pattern is used),
+``serve_demo(host=, port=, database=, time_scale=, release=)`` (``consoleagent demo``: stratus) and
+``refusal(status, body)`` (the message when a 5xx response is the console refusing the agent's input, which
+the backend can prove: pgAdmin's database logged the error; the environment then goes on instead of
+ending the episode as ``env_error``).
 
 The core never imports a console's own packages: only ``consoles/<name>/`` reaches its console
 (tests/test_console_seam_imports.py checks this for stratus).

@@ -59,6 +59,7 @@ class _Episode:
     document_step: int | None = None
     resource_report: str | None = None
     fault: str | None = None
+    refused: str | None = None  # the console's refusal of the agent's input since the last step (``refusal``)
     done: bool = False
 
 
@@ -158,6 +159,7 @@ class ConsoleEnv(gym.Env):
                 timings["settle"] = self._settle(episode)
             self._raise_fault(episode)
             observation, timings["observe"] = self._observe(episode, last_error=error)
+            info["refused"], episode.refused = episode.refused, None  # Playwright tells responses as it gets to them
         except EnvironmentFault as exc:
             return self._end_with_fault(episode, exc.cause, info)
         except Exception as exc:
@@ -223,11 +225,28 @@ class ConsoleEnv(gym.Env):
 
         def on_response(response: Any) -> None:
             if response.status >= 500 and response.request.resource_type in ("document", "xhr", "fetch"):
-                episode.fault = f"server error {response.status} on {response.request.method} {response.url}"
+                refused = self._refusal(response)
+                if refused:
+                    episode.refused = refused
+                else:
+                    episode.fault = f"server error {response.status} on {response.request.method} {response.url}"
 
         episode.page.on("crash", on_crash)
         episode.page.on("response", on_response)
         episode.context.on("close", lambda _: setattr(episode, "fault", episode.fault or "the browser context closed"))
+
+    def _refusal(self, response: Any) -> str | None:
+        """A server error that is the console's answer to the agent's input, as the backend proves it
+        (``refusal(status, body)``: pgAdmin answers a statement its database refused with HTTP 500): the
+        agent's doing, which the page shows; any other server error is a fault of the environment."""
+        judge = getattr(self.adapter, "refusal", None)
+        if judge is None:
+            return None
+        try:
+            body = response.text()
+        except Exception:  # the body is gone (the page navigated away): no proof, so a fault
+            return None
+        return judge(response.status, body)
 
     def _raise_fault(self, episode: _Episode) -> None:
         if episode.fault:

@@ -48,6 +48,7 @@ class StepRecord:
     timings: dict[str, float] = field(default_factory=dict)  # policy, action, settle, observe (seconds)
     usage: dict[str, int] = field(default_factory=dict)  # prompt_tokens, completion_tokens
     discrepancy: dict[str, Any] | None = None  # set by report_discrepancy
+    refused: str | None = None  # the console refused the input this action sent (its error message)
     type: str = "step"
 
     def to_dict(self) -> dict[str, Any]:

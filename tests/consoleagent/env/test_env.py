@@ -156,6 +156,34 @@ def test_server_error_is_an_env_error(env: ConsoleEnv) -> None:
     assert terminated and info["status"] == "env_error" and "server error 502" in info["cause"]
 
 
+def _serve(page: Any, pattern: str, status: int, body: str, content_type: str) -> None:
+    page.route(pattern, lambda route: route.fulfill(status=status, body=body, content_type=content_type))
+
+
+FORM_PAGE = ("<!doctype html><title>form</title><body><button>Save</button><script>"
+             "fetch('/{answer}', {{method: 'POST'}});</script></body>")
+
+
+def test_a_server_error_the_console_vouches_for_as_a_refusal_is_the_agents_not_an_env_error(
+        env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console may answer wrong input with a 5xx (pgAdmin does, for a statement its database refused). When
+    its backend's ``refusal`` vouches for one, the episode goes on and the step records the message; a 5xx it
+    does not vouch for still ends the episode as env_error."""
+    def refusal(status: int, body: str) -> str | None:
+        return body.removeprefix("refused: ") if body.startswith("refused: ") else None
+
+    monkeypatch.setattr(env.adapter, "refusal", refusal, raising=False)
+    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
+    for answer, body in (("refuse", "refused: rules on SELECT must have action INSTEAD SELECT"), ("crash", "Traceback")):
+        _serve(env.page, f"**/{answer}-page", 200, FORM_PAGE.format(answer=answer), "text/html")
+        _serve(env.page, f"**/{answer}", 500, body, "application/json")
+    observation, _, terminated, _, info = env.step('goto("/refuse-page")')
+    assert not terminated and info["refused"] == "rules on SELECT must have action INSTEAD SELECT"
+    assert [m.name for m in observation.marks] == ["Save"]
+    *_, terminated, _, info = env.step('goto("/crash-page")')
+    assert terminated and info["status"] == "env_error" and "server error 500" in info["cause"]
+
+
 LATE_PAGE = ("<!doctype html><title>late</title><body><p>Loading</p><script>"
              "setTimeout(() => { document.body.innerHTML = '<button>Ready</button>'; }, 700);</script></body>")
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -77,6 +78,23 @@ def read_rows(text: str) -> Iterator[LogRow]:
         if len(fields) < 14:
             continue
         yield LogRow(dict(zip(CSV_COLUMNS, fields)))
+
+
+def pgadmin_error(body: str) -> str | None:
+    """The message of pgAdmin's JSON error answer (``{"success": 0, "errormsg": "..."}``), or None."""
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    message = answer.get("errormsg") if isinstance(answer, dict) and answer.get("success") == 0 else None
+    return message.strip() if isinstance(message, str) and message.strip() else None
+
+
+def database_refused(rows: Iterable[LogRow], message: str) -> bool:
+    """Whether the database logged ``message`` as an ERROR of a pgAdmin connection: the proof that a
+    pgAdmin error answer is PostgreSQL refusing the statement, not pgAdmin failing."""
+    return any(row["error_severity"] in FAILED_SEVERITIES and row["message"] and row["message"] in message
+               and row["application_name"].startswith(PGADMIN_APPLICATION_PREFIX) for row in rows)
 
 
 def parse_audit_message(message: str) -> dict[str, str] | None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from consoleagent.adapters.base import Credentials
 from consoleagent.consoles.base import EpisodeHandle, GroundTruth, ReadState, Record, utc_now
-from consoleagent.consoles.pgadmin.audit import PgAuditSource
+from consoleagent.consoles.pgadmin.audit import PgAuditSource, database_refused, pgadmin_error, read_rows
 from consoleagent.consoles.pgadmin.cluster import PostgresCluster
 from consoleagent.consoles.pgadmin.install import PGADMIN_VERSION, ensure_installed, venv_dir
 from consoleagent.consoles.pgadmin.server import SERVER_NAME, PgAdminServer
@@ -32,6 +32,7 @@ PACKAGE_DIR = Path(__file__).parent
 # The splash is gone and the Object Explorer shows its root ("Servers", the server group).
 READY_SCRIPT = ("() => !!document.body && !document.body.innerText.includes('Loading pgAdmin') "
                 "&& document.body.innerText.includes('Servers')")
+REFUSAL_LOOKS, REFUSAL_WAIT_S = 10, 0.1  # how long a refusal's ERROR line may take to reach the log
 
 
 class PgAdminBackend:
@@ -235,6 +236,22 @@ class PgAdminBackend:
         cluster = self._require_cluster()
         pgadmin_db = self.server.sqlite_path if self.server else None
         return PgAuditSource(cluster.log_path, self.account_id, pgadmin_db).records(since, until, principal)
+
+    def refusal(self, status: int, body: str) -> str | None:
+        """pgAdmin answers a statement that PostgreSQL refused ("rules on SELECT must have action INSTEAD
+        SELECT") with HTTP 500 and the error, which the dialog shows: the agent's input was wrong, so the
+        episode goes on and is judged. Only an error the database's own log holds counts (read a few times:
+        the log collector writes it a moment later); any other 500 stays a fault of the environment."""
+        message = pgadmin_error(body) if status >= 500 else None
+        if message is None or self.cluster is None:
+            return None
+        for _ in range(REFUSAL_LOOKS):
+            text = self.cluster.log_path.read_text(encoding="utf-8", errors="replace") \
+                if self.cluster.log_path.exists() else ""
+            if database_refused(read_rows(text), message):
+                return message
+            time.sleep(REFUSAL_WAIT_S)
+        return None
 
     def collect_audit(self, credentials: Any, console: str | None = None) -> list[Record]:
         """The episode's records (``Rollout.collect_audit`` / ``RuleJudge.collect`` signature)."""

@@ -15,7 +15,10 @@ from typing import Any
 
 
 class PgAdminRestError(RuntimeError):
-    pass
+    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status of an error answer
+        self.body = body  # and its body (pgAdmin's JSON error)
 
 
 class PgAdminRest:
@@ -40,7 +43,8 @@ class PgAdminRest:
             with self._opener.open(request, timeout=self.timeout_s) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
-            raise PgAdminRestError(f"{method} {path}: HTTP {exc.code}: {exc.read()[:300]!r}") from None
+            body = exc.read().decode("utf-8", "replace")
+            raise PgAdminRestError(f"{method} {path}: HTTP {exc.code}: {body[:300]!r}", exc.code, body) from None
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         payload = json.loads(self._request(method, path, body) or b"null")

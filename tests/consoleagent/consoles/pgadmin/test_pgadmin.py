@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 
 from consoleagent.consoles import get_backend, utc_now
-from consoleagent.consoles.pgadmin.audit import OBJECT_BROWSER_PATTERN, read_rows, records_from_rows
+from consoleagent.consoles.pgadmin.audit import (OBJECT_BROWSER_PATTERN, database_refused, pgadmin_error, read_rows,
+                                                 records_from_rows)
 from consoleagent.consoles.pgadmin.cluster import pgaudit_installed
-from consoleagent.consoles.pgadmin.rest import PgAdminRest
+from consoleagent.consoles.pgadmin.rest import PgAdminRest, PgAdminRestError
 from consoleagent.provisioning.types import Requirement
 from consoleagent.rewards.engine import evaluate
 from consoleagent.rewards.rules import RewardRule
@@ -132,6 +133,25 @@ def test_a_statement_rolled_back_by_an_error_is_a_failed_record(backend) -> None
     assert done.returncode != 0
     records = _wait_records(backend, since, "CREATE SCHEMA")
     assert records and all(r["errorCode"] == "42P06" for r in records), records  # duplicate_schema
+
+
+def test_a_statement_the_database_refused_is_pgadmins_answer_not_a_fault(console: dict, backend) -> None:  # noqa: ANN001
+    """pgAdmin answers a rule PostgreSQL refuses with HTTP 500 and the database's error: the backend vouches
+    for it as a refusal of the input (the agent's doing), and for nothing the database did not log."""
+    rest = PgAdminRest(console["state"]["base_url"], console["state"]["pgadmin"]["key"])
+    rest.connect_server(1)
+    database = rest.database_id("demo", 1)
+    rest.connect_database(database, 1)
+    backend.cluster.execute("CREATE TABLE public.refused_items (id integer)", dbname="demo")
+    table = backend.cluster.execute("SELECT 'public.refused_items'::regclass::oid", dbname="demo")[0][0]
+    schema = backend.cluster.execute("SELECT 'public'::regnamespace::oid", dbname="demo")[0][0]
+    with pytest.raises(PgAdminRestError) as refused:  # a rule on SELECT that does not INSTEAD SELECT
+        rest.create("rule", [1, 1, database, schema, table], {"name": "keep", "schema": "public", "view": "refused_items"})
+    assert refused.value.status == 500
+    assert backend.refusal(500, refused.value.body) == "rules on SELECT must have action INSTEAD SELECT"
+    crash = json.dumps({"success": 0, "errormsg": "'NoneType' object has no attribute 'get'"})
+    assert backend.refusal(500, crash) is None  # pgAdmin failing: the database logged no such error
+    assert backend.refusal(500, "<html>Internal Server Error</html>") is None
 
 
 def test_provisioner_creates_verifies_and_destroys_every_template(backend) -> None:  # noqa: ANN001
@@ -261,6 +281,20 @@ def test_csvlog_parser_reads_pgaudit_rows_and_ignores_others() -> None:
     assert cast["requestParameters"]["objectName"] == "(integer AS text)"
     assert cast["eventTime"] == "2026-11-24T08:10:24.001Z"
     assert cast["referencedResources"] == {"PG::CAST": ["(integer AS text)"]}
+
+
+def test_a_pgadmin_error_answer_counts_as_refused_only_when_the_database_logged_it() -> None:
+    """Parser alone: pgAdmin's JSON error answer, and the csvlog ERROR row of a pgAdmin connection that proves it."""
+    body = '{"success":0,"errormsg":"rules on SELECT must have action INSTEAD SELECT","info":"","result":null}'
+    assert pgadmin_error(body) == "rules on SELECT must have action INSTEAD SELECT"
+    assert pgadmin_error('{"success":1,"errormsg":""}') is None and pgadmin_error("Internal Server Error") is None
+    row = ('2026-11-27 16:30:00.100 UTC,"postgres","demo",12140,"127.0.0.1:52700",6b05466f.2f6c,3,"CREATE RULE",'
+           '2026-11-27 16:29:00 UTC,3/9,0,ERROR,0A000,"rules on SELECT must have action INSTEAD SELECT",,,,,,'
+           '"CREATE OR REPLACE RULE keep AS ON SELECT TO public.items DO NOTHING;",,,"{app}","client backend",,0\n')
+    message = pgadmin_error(body)
+    assert database_refused(read_rows(row.format(app="pgAdmin 4 - DB:demo")), message)
+    assert not database_refused(read_rows(row.format(app="psql")), message)  # not pgAdmin's statement
+    assert not database_refused(read_rows(row.format(app="pgAdmin 4 - DB:demo")), "permission denied for table items")
 
 
 def test_console_up_refuses_a_second_console_on_the_same_state_file(console: dict) -> None:
