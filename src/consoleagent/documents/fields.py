@@ -42,7 +42,8 @@ _PURPOSE = re.compile(r"\bto\s+(?P<purpose>(?:select|specify|add|provide|enter|c
                       r"indicate|fill|store|give|configure|pick|describe)\b.+?)(?:[;.]\s|[;.]?$)")
 _DEFAULT = re.compile(r"\b(?:the\s+)?default(?:\s+value)?\s+is\s+\*\*(?P<value>[^*]+)\*\*|\*\*(?P<value2>[^*]+)\*\*"
                       r"\s+is\s+the\s+default\b", re.I)
-_ACTION_ONLY = re.compile(r"^\s*(?:click|press|tap|double-click|right-click)\b", re.I)
+# "Click inside the **Event** field to select ..." is not an action only: it describes the field it puts the cursor in
+_ACTION_ONLY = re.compile(r"^\s*(?:click|press|tap|double-click|right-click)\b(?!\s+(?:inside|in|into)\s+the\b)", re.I)
 _TAB = re.compile(r"\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
 _SELF_DEFAULT = re.compile(r"\bthis is the default\b", re.I)
 

@@ -210,6 +210,21 @@ def _item_field(walk: _Walk, item: Item) -> FieldSpec | None:
     return spec
 
 
+def _with_nested_choices(item: Item) -> str:
+    """An item's text, and the field's choices listed under it ("Use the drop-down listbox next to *Access method*
+    to specify the type of index:" over "Select *gist* to specify a GiST index." ...) written into its sentence:
+    "...: **gist**, **spgist**, **btree**, or **hash**." The reader of the step (the follower) re-reads its text,
+    so the choices that ``_item_field`` takes as the field's options must be in it; their explanations are not."""
+    text = "\n".join(b.text for b in item.blocks if b.kind == "paragraph")
+    labels = [bold_labels(t)[0] for nested in item.blocks if nested.kind == "list"
+              for t in nested.plain_items() if _OPTION_ITEM.match(t) and bold_labels(t)]
+    if not labels or not text:
+        return text
+    named = [bold(label) for label in dict.fromkeys(labels)]
+    listed = " or ".join(named) if len(named) <= 2 else f"{', '.join(named[:-1])}, or {named[-1]}"
+    return f"{text.rstrip().removesuffix('.').removesuffix(':')}: {listed}."
+
+
 def _fill_step(walk: _Walk, block: Block, specs: list[FieldSpec | None]) -> None:
     """One step for a group of described fields, one sub-step per field (actions among them stay sub-steps)."""
     if walk.intro is not None and not walk.intro_used:
@@ -225,8 +240,7 @@ def _fill_step(walk: _Walk, block: Block, specs: list[FieldSpec | None]) -> None
         annotate(step)
         walk.steps.append(step)
     for item, spec in zip(block.items, specs):
-        paragraphs = [b.text for b in item.blocks if b.kind == "paragraph"]
-        sub = Step(number=len(step.substeps) + 1, text="\n".join(paragraphs), line=item.line, source=walk.source)
+        sub = Step(number=len(step.substeps) + 1, text=_with_nested_choices(item), line=item.line, source=walk.source)
         annotate(sub)
         if spec is not None:
             sub.expected = []  # "... called when a function is created": what the field is for, not a result

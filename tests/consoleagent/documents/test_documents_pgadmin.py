@@ -8,6 +8,7 @@ from __future__ import annotations
 from tests import FIXTURES, ROOT
 
 from consoleagent.documents import load_document
+from consoleagent.documents.instructions import instructions_from
 
 PGADMIN = FIXTURES / "docs" / "pgadmin"
 
@@ -100,3 +101,27 @@ def test_choices_with_their_own_fields_keep_them_as_fill_steps() -> None:
     vacuum = procedure.steps[texts.index("Fill in the fields of **VACUUM**.")]
     assert [s.label for s in vacuum.all_inputs()][:3] == ["FULL", "FREEZE", "ANALYZE"]
     assert texts[-1].startswith("When you've completed the dialog, click **OK**")
+
+
+def test_a_field_clicked_inside_is_a_field_with_the_choices_its_sentence_lists() -> None:
+    """"Click inside the *Event* field to select the type of event ...; event may be *Select*, *Insert*, *Update*,
+    or *Delete*." describes a field (before: read as a click only, so the rule was saved with its default event)."""
+    procedure = load_document(SHIPPED / "rule_dialog.rst").procedures[0]
+    event = next(s for step in procedure.steps for s in step.all_inputs() if s.label == "Event")
+    assert event.control == "field" and event.value is not None
+    assert event.value.options == ["Select", "Insert", "Update", "Delete"]
+    definition = next(t for t in procedure.step_texts() if "**Event**" in t)
+    assert [(i.kind, i.target, i.options) for i in instructions_from(definition)][0] == (
+        "choose", "Event", ["Select", "Insert", "Update", "Delete"])
+
+
+def test_a_fields_choices_listed_under_it_stay_in_its_step_text() -> None:
+    """"Use the drop-down listbox next to *Access method* to specify the type of index ...:" over a nested list
+    "Select *gist* to specify a GiST index." ...: the reader of the step's text gets the four choices as the
+    field's options (before: the nested list was left out of the text, so the goal's "using gist" chose nothing)."""
+    texts = load_document(SHIPPED / "exclusion_constraint_dialog.rst").procedures[0].step_texts()
+    definition = next(t for t in texts if "**Access method**" in t)
+    assert "exclusion constraint: **gist**, **spgist**, **btree**, or **hash**.\n" in definition
+    method = next(i for i in instructions_from(definition) if i.target == "Access method")
+    assert (method.kind, method.options) == ("choose", ["gist", "spgist", "btree", "hash"])
+    assert not any(i.kind == "click" for i in instructions_from(definition))  # the choices are not clicks
