@@ -863,7 +863,9 @@ class DocFollowerPolicy(Detours):
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None
             return self._toggle(ins, mark, on)
-        wanted = self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
+        # "event may be **Select**, **Insert**, **Update**, or **Delete**" for a goal "instead of a DELETE"
+        wanted = (self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
+                  or option_in_goal(ins.options, self.goal))
         if wanted is not None and normalize(wanted) != normalize(current):
             if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
                 ins.kind, ins.value = "select", wanted  # an option the console lacks gives way (_instead_of_example)

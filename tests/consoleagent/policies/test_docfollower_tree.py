@@ -315,3 +315,22 @@ def test_a_menu_groups_button_and_the_link_named_like_it_are_two_places_to_look(
     url = "http://console.test/vpc/nat-gateways"
     first, second = explorer.move(url, marks)[0], explorer.move(url, marks)[0]
     assert {first.args, second.args} == {(1,), (2,)}
+
+
+def test_a_choice_the_goal_names_replaces_the_fields_default_and_a_switch_follows_its_verb() -> None:
+    """"event may be **Select**, **Insert**, **Update**, or **Delete**" for a goal "... does nothing instead of a
+    DELETE": the field showing its default SELECT gets DELETE, and the **Do instead?** switch goes on ("does" is
+    the verb "do"). Before: both kept the console's defaults and the console refused the statement."""
+    policy = DocFollowerPolicy()
+    policy.reset("create a gadget rule named keep_items that does nothing instead of a DELETE.",
+                 ["Use the fields in the **Definition** tab to write parameters:\n"
+                  "a. Click inside the **Event** field to select the type of event that will invoke the rule; event "
+                  "may be **Select**, **Insert**, **Update**, or **Delete**.\n"
+                  "b. Move the **Do Instead** switch to **Yes** indicate that the commands should be executed instead "
+                  "of the original command; if Do Instead specifies **No**, the rule will be invoked in addition."])
+    form = [Mark(50, "combobox", "Event", tag="input", value="SELECT"), Mark(51, "switch", "Do instead?")]
+    assert act(policy, form).args == (50, "Delete")
+    assert act(policy, form + [Mark(60, "option", "DELETE")]).args == (60,)
+    switched = act(policy, [Mark(50, "combobox", "Event", tag="input", value="DELETE"), Mark(51, "switch", "Do instead?")])
+    assert (switched.name, switched.args) == ("check", (51,))
+    assert switch_from_goal("Do instead?", "a rule that does nothing instead of a DELETE.") is True

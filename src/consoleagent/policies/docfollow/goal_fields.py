@@ -66,9 +66,14 @@ def names(text: str, name: str) -> bool:
     return whole_name(name, qualified=False).search(text.casefold()) is not None
 
 
+_IRREGULAR = {"does": "do", "did": "do", "done": "do", "has": "have", "had": "have"}  # "does nothing" for **Do Instead**
+
+
 def stem(word: str) -> str:
     """A crude English stem, enough to tell "copied" and "copy", "connecting" and "connect" for the same word."""
     w = word.casefold().strip("?")
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if len(w) > len(suffix) + 2 and w.endswith(suffix):
             return w[: -len(suffix)] + repl
