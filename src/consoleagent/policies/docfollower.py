@@ -22,11 +22,12 @@ from dataclasses import replace
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import normalize
+from consoleagent.documents.labels import bold_labels, normalize
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
+from consoleagent.policies.docfollow.enablers import enabler
 from consoleagent.policies.docfollow.explore import Explorer, terms
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
@@ -37,8 +38,8 @@ from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
-                                              left_unchanged, made_name, named_by_goal, option_in_goal, related_values, resource_hints,
-                                              row_hints, SHAPES)
+                                              left_unchanged, made_name, named_by_goal, operator_in_goal, option_in_goal,
+                                              related_values, resource_hints, row_hints, SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -111,8 +112,13 @@ class DocFollowerPolicy(Detours):
         self.hints_after: list[str] | None = None  # the goal's row hints, while an undoing page puts the old resource first
         self.alternatives: list[str] = []  # of the referenced procedures, those the document cites as another way
         self.gone = False  # a control a document step clicks is gone (reported element_removed)
+        self._listed_field: tuple[str, str] = ("", "")  # (name, context) of the drop-down whose list was opened
+        self._taken_options: set[str] = set()  # options ``_offered`` chose: a goal's word is one field's value
+        self._page: Observation | None = None  # the observation being decided on
+        self.enabled: set[tuple[str, str]] = set()  # (name, context) of disabled fields whose switch was turned on
 
     def act(self, observation: Observation) -> Decision:
+        self._page = observation
         if observation.document and not self.document:
             self.document = list(observation.document)
             self.pending = list(range(1, len(self.document) + 1))
@@ -419,6 +425,8 @@ class DocFollowerPolicy(Detours):
             return self._select_rows(ins, obs)
         if ins.kind == "pick":
             return self._pick(ins, obs)
+        if ins.kind == "offered":
+            return self._offered(ins, obs)
         if ins.kind == "type_in":
             return self._type_in(ins, obs)
         if ins.kind == "tail":
@@ -453,7 +461,7 @@ class DocFollowerPolicy(Detours):
                     self.queue.popleft()
                     return None
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
-        if optional_add(ins, self.goal) or self._adds_row_for_nothing(ins):
+        if (optional_add(ins, self.goal) or self._adds_row_for_nothing(ins)) and not self._adds_what_was_set(ins):
             self.queue.popleft()  # a row the goal has nothing for
             return None
         # "In the left-side navigation pane, click **Elastic IP addresses**": the page's link, not the same-named
@@ -578,6 +586,9 @@ class DocFollowerPolicy(Detours):
         if normalize(mark.value or "") in (normalize(ins.value), normalize(value)):
             self.queue.popleft()  # already set, as a person would leave it
             return None
+        enabling = self._enable_first(mark)
+        if enabling is not None:
+            return enabling
         self.fields_set[(mark.name, mark.context)] = self.step
         # A native <select> (or a listbox) takes select(); an editable combobox input takes typed text.
         use_select = mark.role == "listbox" or (mark.role == "combobox" and mark.tag != "input")
@@ -594,10 +605,26 @@ class DocFollowerPolicy(Detours):
             self.queue.popleft()
             self.queue.extendleft(reversed(revealed))
             return None
+        enabling = self._enable_first(mark)
+        if enabling is not None:
+            return enabling
         action = Action("check" if on else "uncheck", (mark.id,))
         decision = self._decide(action, f"Step {self.step}: {action.name} {ins.target!r}: [{mark.id}] {mark.name!r}.", ins)
         self.queue.extendleft(reversed(revealed))
         return decision
+
+    def _enable_first(self, mark: Mark) -> Decision | None:
+        """A field to set that the form keeps disabled: the switch about the same thing (``enabler``) is turned on
+        first, once, and the field is set on the next look."""
+        key = (mark.name, mark.context)
+        if "disabled" not in mark.states or key in self.enabled or self._page is None:
+            return None
+        switch = enabler(mark, self._page.marks)
+        if switch is None:
+            return None
+        self.enabled.add(key)
+        return self._decide(Action("check", (switch.id,)), f"Step {self.step}: {mark.name!r} is disabled; turning on "
+                                                           f"[{switch.id}] {switch.name!r} first.", None)
 
     def _revealed(self, ins: Instruction) -> list[Instruction]:
         """The fields a switch shows once on, for which the goal has a value ("a public IPv4 address of 10 Mbps"
@@ -804,6 +831,12 @@ class DocFollowerPolicy(Detours):
                 return True
         return False
 
+    def _adds_what_was_set(self, ins: Instruction) -> bool:
+        """"Once the **Column** is selected ... click the **Add** icon (+)": the row is for the field this step just
+        set, so it is added whatever the goal says of the row's other cells."""
+        named = {normalize(label) for label in bold_labels(ins.sentence or ins.text)} - {normalize(ins.target)}
+        return any(normalize(name) in named for (name, _), step in self.fields_set.items() if step == self.step)
+
     def _adds_row_for_nothing(self, ins: Instruction) -> bool:
         """``empty_row_add`` over the instructions after the **Add**: the rest of its step, else the next step."""
         if ins.kind != "click":
@@ -867,6 +900,9 @@ class DocFollowerPolicy(Detours):
         wanted = (self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
                   or option_in_goal(ins.options, self.goal))
         if wanted is not None and normalize(wanted) != normalize(current):
+            enabling = self._enable_first(mark)
+            if enabling is not None:
+                return enabling
             if mark.role in CHOICE_ROLES and not (mark.role == "combobox" and mark.tag == "input"):
                 ins.kind, ins.value = "select", wanted  # an option the console lacks gives way (_instead_of_example)
                 return self._decide(Action("select", (mark.id, wanted)),
@@ -892,6 +928,8 @@ class DocFollowerPolicy(Detours):
         value = self.values.for_instruction(ins.target, ins.value, mark.placeholder or "", within=within, taken=taken)
         if value is None and "required" in mark.states and mark.role in TEXT_ROLES and _FREE_TEXT.search(ins.target):
             value = made_name(ins.target)  # a required name or description the goal says nothing of: a person writes one
+        if value is None and mark.role == "combobox" and mark.tag == "input" and "expanded" not in mark.states:
+            return self._open_list(ins, mark)  # "select a column": the goal may name one of its options
         if value is None or ("required" not in mark.states and not self.values.named(ins.target)):
             self.queue.popleft()  # optional and nothing to put there: left as it is
             return None
@@ -900,6 +938,36 @@ class DocFollowerPolicy(Detours):
         if mark.role == "combobox":
             self.queue.appendleft(Instruction("pick", ins.target, value, text=ins.text))
         return decision
+
+    def _open_list(self, ins: Instruction, mark: Mark) -> Decision:
+        """An empty editable drop-down the document asks to set and the goal gives no value of its own: its list
+        is opened, as a person looks at the choices, and ``_offered`` takes the option the goal names ("no two
+        rows have an equal room" names the column **room** and the operator **=**)."""
+        self.queue[0] = Instruction("offered", ins.target, text=ins.text, sentence=ins.sentence)
+        self._listed_field = (mark.name, mark.context)
+        return self._decide(Action("click", (mark.id,)), f"Step {self.step}: the choices of {ins.target!r}.", None)
+
+    def _offered(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The option of the list just opened that the goal names, and no other field took already (a goal's
+        "room" is one field's value): typed, then picked (``_pick``), since a long list shows it below the
+        dialog's edge. None named: the list is closed and the field left as it is."""
+        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states]
+        if not options and ins.waits < 2 and any(m.role == "combobox" and "expanded" in m.states for m in obs.marks):
+            ins.waits += 1  # the list is filled from the server: give it a moment
+            return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
+                                ins, done=False)
+        self.queue.popleft()
+        names = [m.name for m in options if normalize(m.name) not in self._taken_options]
+        chosen = named_by_goal(names, self.goal) or operator_in_goal(names, self.goal)
+        field = next((m for m in obs.marks if (m.name, m.context) == self._listed_field and m.role == "combobox"), None)
+        if chosen is None or field is None:
+            return self._decide(Action("press", ("Escape",)), f"Step {self.step}: the goal names none of the "
+                                                             f"choices of {ins.target!r}; closing the list.", None)
+        self._taken_options.add(normalize(chosen))
+        self.fields_set[self._listed_field] = self.step
+        self.queue.appendleft(Instruction("pick", ins.target, chosen, text=ins.text))
+        return self._decide(Action("type", (field.id, chosen)), f"Step {self.step}: {ins.target!r}: the goal's {chosen!r}.",
+                            None)
 
     def _pick(self, ins: Instruction, obs: Observation) -> Decision | None:
         """After typing into an editable drop-down: click the option it now offers for the typed text (the
@@ -911,7 +979,8 @@ class DocFollowerPolicy(Detours):
                    and f'"{typed}"' not in m.name.casefold()]
         want = normalize(ins.value)
         spaced = normalize(ins.value.replace("_", " "))
-        chosen = (next((m for m in options if normalize(m.name) in (want, spaced)), None)
+        chosen = (next((m for m in options if m.name.strip().casefold() == typed.strip()), None)  # "=", never "<="
+                  or next((m for m in options if want and normalize(m.name) in (want, spaced)), None)
                   or next((m for m in options if normalize(m.name).startswith(want + " ")), None)
                   # the same name qualified or not: "public.log_ddl" for "log_ddl", "orders" for "public.orders"
                   or next((m for m in options if m.name.casefold().endswith("." + typed)

@@ -400,6 +400,23 @@ def named_by_goal(options: list[str], goal: str) -> str | None:
 
 
 
+# comparison operators as a goal writes them in words ("no two rows have an equal room" for **=**)
+OPERATOR_WORDS = {"=": ("equal", "equals", "the same"), "<>": ("not equal", "different"), "!=": ("not equal", "different"),
+                  "<": ("less than", "lower than"), ">": ("greater than", "more than", "higher than"),
+                  "<=": ("at most", "less than or equal"), ">=": ("at least", "greater than or equal"),
+                  "&&": ("overlap", "overlaps", "overlapping"), "@>": ("contains",), "<@": ("contained by",)}
+
+
+def operator_in_goal(options: list[str], goal: str) -> str | None:
+    """The operator among ``options`` that the goal writes in words; of several, the one written at the greater
+    length ("not equal" is **<>**, not **=**); None when none or a tie."""
+    found = [(max((len(w) for w in OPERATOR_WORDS.get(o.strip(), ()) if names_whole(goal, w)), default=0), o)
+             for o in options]
+    best = max((n for n, _ in found), default=0)
+    chosen = [o for n, o in found if n == best and n > 0]
+    return chosen[0] if len(chosen) == 1 else None
+
+
 def real_options(options: list[str]) -> list[str]:
     """The options that are choices, not a "Select a ..." placeholder."""
     return [o for o in options if o.strip() and not re.match(r"\s*(select|choose|please|none|--)\b", o, re.IGNORECASE)]

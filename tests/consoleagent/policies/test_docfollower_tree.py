@@ -334,3 +334,76 @@ def test_a_choice_the_goal_names_replaces_the_fields_default_and_a_switch_follow
     switched = act(policy, [Mark(50, "combobox", "Event", tag="input", value="DELETE"), Mark(51, "switch", "Do instead?")])
     assert (switched.name, switched.args) == ("check", (51,))
     assert switch_from_goal("Do instead?", "a rule that does nothing instead of a DELETE.") is True
+
+
+def test_an_empty_drop_down_is_opened_and_the_option_the_goal_names_taken_once() -> None:
+    """"Use the drop-down listbox next to **Column** to select a column" with no value in the goal's words for
+    *Column*: the list is opened and the option the goal names (**room**) typed and picked; "Once the **Column** is
+    selected ... click the **Add** icon (+)" then adds the row; its **Operator** takes the operator the goal writes in
+    words ("equal" is **=**); a later list offering **room** again does not take it, and a list whose options the
+    goal names none of is closed. Before: all of it was left empty and **Save** stayed disabled."""
+    policy = DocFollowerPolicy()
+    policy.reset("create a widget named w1 so that no two rows have an equal room.",
+                 ["Use the fields in the **Columns** tab. Use the drop-down listbox next to **Column** to select a column. "
+                  "Once the **Column** is selected then click the **Add** icon (+) to provide details of the action:\n"
+                  "a. Use the drop-down list next to **Operator** to specify a comparison or conditional operator.",
+                  "Use **Include columns** field to specify columns for **INCLUDE** clause of the constraint."])
+    column = Mark(50, "combobox", "Column", tag="input")
+    add = Mark(51, "button", "Add")
+    opened = act(policy, [column, add])
+    assert (opened.name, opened.args) == ("click", (50,))
+    listed = [Mark(50, "combobox", "Column", tag="input", states=["expanded"]), add,
+              Mark(60, "option", "id"), Mark(61, "option", "room")]
+    assert act(policy, listed).args == (50, "room")  # typed, then picked
+    assert act(policy, listed[:2] + [Mark(61, "option", "room")]).args == (61,)
+    chosen = [Mark(50, "combobox", "Column", tag="input", value="room"), add]
+    assert act(policy, chosen).args == (51,)  # the Add the document ties to the Column just set
+    operator = Mark(70, "combobox", "Operator", tag="input")
+    assert act(policy, chosen + [operator]).args == (70,)
+    operators = [Mark(70, "combobox", "Operator", tag="input", states=["expanded"])] + [
+        Mark(80 + i, "option", o) for i, o in enumerate(["<>", "=", "&&"])]
+    assert act(policy, chosen + operators).args == (70, "=")
+    filtered = [Mark(85, "option", "<="), Mark(81, "option", "="), Mark(86, "option", ">=")]  # what typing "=" leaves
+    assert act(policy, chosen + operators[:1] + filtered).args == (81,)
+    include = Mark(90, "combobox", "Include columns", tag="input")
+    assert act(policy, [include]).args == (90,)
+    closing = act(policy, [Mark(90, "combobox", "Include columns", tag="input", states=["expanded"]),
+                           Mark(91, "option", "id"), Mark(92, "option", "room")])
+    assert (closing.name, closing.args) == ("press", ("Escape",))  # room is the Column's already
+
+
+def test_operators_a_goal_writes_in_words() -> None:
+    from consoleagent.policies.goal_values import operator_in_goal
+
+    operators = ["=", "<>", "&&", "<", ">="]
+    assert operator_in_goal(operators, "so that no two rows have an equal room") == "="
+    assert operator_in_goal(operators, "rows whose ranges overlap") == "&&"
+    assert operator_in_goal(operators, "values that are not equal") == "<>"  # the longer words win
+    assert operator_in_goal(operators, "at least 5") == ">="
+    assert operator_in_goal(operators, "a room named equalizer") is None  # whole words only
+    assert operator_in_goal(["id", "room"], "an equal room") is None
+
+
+def test_a_disabled_switch_the_goal_wants_is_enabled_by_the_switch_about_the_same_thing() -> None:
+    """"If enabled, move the **Deferred?** switch to the **Yes** position" for a goal "with its check deferred":
+    **Deferred?** is disabled until **Deferrable?** is on, so that one is turned on first (the same first five
+    letters), then **Deferred?**. An unrelated switch is never the one; neither is a second candidate."""
+    from consoleagent.policies.docfollow.enablers import enabler
+
+    policy = DocFollowerPolicy()
+    policy.reset("add a widget named w1, with its check deferred to the end of each transaction.",
+                 ["Use the fields in the **Definition** tab:\n"
+                  "a. Move the **Deferrable?** switch to the **Yes** position to specify that the timing is deferrable.\n"
+                  "b. If enabled, move the **Deferred?** switch to the **Yes** position to specify the timing is deferred."])
+    off = [Mark(50, "switch", "Deferrable?"), Mark(51, "switch", "Deferred?", states=["disabled"]),
+           Mark(52, "switch", "Unique?")]
+    first = act(policy, off)
+    assert (first.name, first.args) == ("check", (50,))
+    on = [Mark(50, "switch", "Deferrable?", states=["checked"]), Mark(51, "switch", "Deferred?"), off[2]]
+    second = act(policy, on)
+    assert (second.name, second.args) == ("check", (51,))
+    port = Mark(60, "textbox", "Proxy port", states=["disabled"])
+    assert enabler(port, [port, Mark(61, "switch", "Use a proxy?"), Mark(62, "switch", "Save password?")]).id == 61
+    assert enabler(port, [port, Mark(62, "switch", "Save password?")]) is None
+    assert enabler(port, [port, Mark(61, "switch", "Use a proxy?", states=["checked"])]) is None  # on already
+    assert enabler(port, [port, Mark(61, "switch", "Use a proxy?"), Mark(63, "checkbox", "Proxy keepalive")]) is None

@@ -1,0 +1,38 @@
+"""The switch that enables a disabled field.
+
+Forms disable a field until a switch of the same subject is on: *Deferred?* until *Deferrable?*, a
+tunnel's host until "Use SSH tunneling", a slot's name until "Create slot?". Documents say so in
+passing ("If enabled, move the *Deferred?* switch ...") or not at all; a person sees the field greyed
+out and turns on the switch beside it that is about the same thing. Which switch is read from the
+labels alone: one that is off, enabled, and shares a word with the field (the same stem, or the
+same first five letters: "deferrable" and "deferred").
+"""
+
+from __future__ import annotations
+
+from consoleagent.observation.roles import TOGGLE_ROLES
+from consoleagent.observation.types import Mark
+from consoleagent.policies.docfollow.goal_fields import stem
+
+# words of a switch's label that say what it does, not what it is about
+_SWITCH_VERBS = {"use", "enable", "enabled", "allow", "create", "set", "show", "turn", "on", "is", "the", "a", "an", "of"}
+_PREFIX = 5
+
+
+def _subject_words(label: str) -> set[str]:
+    words = {w.strip("?:").casefold() for w in label.split()}
+    return {w for w in words if w and w not in _SWITCH_VERBS}
+
+
+def _related(a: str, b: str) -> bool:
+    return stem(a) == stem(b) or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
+
+
+def enabler(field: Mark, marks: list[Mark]) -> Mark | None:
+    """The one switch (or check box) that is off, enabled, in the field's dialog and about the same thing as the
+    disabled ``field``; None when none or several are."""
+    own = _subject_words(field.name)
+    found = [m for m in marks if m.role in TOGGLE_ROLES and m.id != field.id and m.context == field.context
+             and "checked" not in m.states and "disabled" not in m.states
+             and any(_related(a, b) for a in own for b in _subject_words(m.name))]
+    return found[0] if len(found) == 1 else None
