@@ -1,8 +1,7 @@
 """The switch that enables a disabled field.
 
 Forms disable a field until a switch of the same subject is on: *Deferred?* until *Deferrable?*, a
-tunnel's host until "Use SSH tunneling", a slot's name until "Create slot?". Documents say so in
-passing ("If enabled, move the *Deferred?* switch ...") or not at all; a person sees the field greyed
+proxy's port until "Use a proxy?". Documents say so in passing ("If enabled, move the *Deferred?* switch ...") or not at all; a person sees the field greyed
 out and turns on the switch beside it that is about the same thing. Which switch is read from the
 labels alone: one that is off, enabled, and shares a word with the field (the same stem, or the
 same first five letters: "deferrable" and "deferred").
