@@ -407,3 +407,19 @@ def test_a_disabled_switch_the_goal_wants_is_enabled_by_the_switch_about_the_sam
     assert enabler(port, [port, Mark(62, "switch", "Save password?")]) is None
     assert enabler(port, [port, Mark(61, "switch", "Use a proxy?", states=["checked"])]) is None  # on already
     assert enabler(port, [port, Mark(61, "switch", "Use a proxy?"), Mark(63, "checkbox", "Proxy keepalive")]) is None
+
+
+def test_a_node_that_stays_folded_after_its_children_were_fetched_is_unfolded_again_once() -> None:
+    """A tree may fetch a node's children on the first click and leave it folded ("Foreign Servers" becomes
+    "Foreign Servers (1)", still collapsed): after the two waits its toggle is clicked again, once (before: the
+    search moved on to other nodes and never found the object under it)."""
+    url = "http://console.test/browser/"
+    explorer = Explorer("Gadget", goal="In the database shop, create a gadget on the foreign server remote1.")
+    top = BAR + node(10, "Servers (1)", 1, True) + node(14, "Databases (1)", 3, True) + node(16, "shop", 4, True)
+    assert explorer.move(url, top + node(30, "Foreign Servers", 5))[0].args == (31,)  # the goal names it
+    folded = top + node(30, "Foreign Servers (1)", 5)
+    assert [explorer.move(url, folded)[0].name for _ in range(2)] == ["wait", "wait"]
+    again = explorer.move(url, folded)
+    assert (again[0].name, again[0].args) == ("click", (31,)) and "again" in again[1]
+    assert [explorer.move(url, folded)[0].name for _ in range(2)] == ["wait", "wait"]
+    assert explorer.move(url, folded)[0].args != (31,)  # once only

@@ -127,6 +127,7 @@ class Explorer:
     row_menus: set[str] = field(default_factory=set)  # row menus opened (page + button name)
     last_unfolded: str = ""  # the node unfolded last, until its children are seen
     child_waits: int = 0  # waits for the children of ``last_unfolded``
+    unfolded_again: set[str] = field(default_factory=set)  # nodes clicked a second time because they stayed folded
     selected_level: int = 0  # the tree level of the node selected last
     deferred: int = 0  # moves made before the menus because the goal names an object inside the selected one
 
@@ -168,9 +169,19 @@ class Explorer:
         if at is None or (at + 1 < len(items) and items[at + 1].level > items[at].level):
             self.last_unfolded, self.child_waits = "", 0  # there, or gone: nothing to wait for
             return None
+        if self.child_waits >= 2 and "collapsed" in items[at].states and self.last_unfolded not in self.unfolded_again:
+            # still folded after the waits: a tree that fetched the children on the first click ("Foreign Servers"
+            # became "Foreign Servers (1)") and did not open; unfolded again, once
+            toggle = next((m for m in marks if m.role == "button" and (found := _EXPAND.match(m.name))
+                           and node_name(found.group("node")) == self.last_unfolded), None)
+            if toggle is not None:
+                self.unfolded_again.add(self.last_unfolded)
+                self.child_waits = 0
+                return Action("click", (toggle.id,)), f"unfolding {items[at].name!r} again: it stayed folded"
         self.child_waits += 1
-        if self.child_waits >= 2:  # twice at most: an empty node has no children to wait for
+        if self.child_waits > 2:  # twice at most: an empty node has no children to wait for
             self.last_unfolded, self.child_waits = "", 0
+            return None
         return Action("wait", (1,)), f"waiting for the children of {items[at].name!r}"
 
     def _settle(self, unfolded: bool):  # noqa: ANN202
