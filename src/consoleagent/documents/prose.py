@@ -214,7 +214,8 @@ def _with_nested_choices(item: Item) -> str:
     """An item's text, and the field's choices listed under it ("Use the drop-down listbox next to *Access method*
     to specify the type of index:" over "Select *gist* to specify a GiST index." ...) written into its sentence:
     "...: **gist**, **spgist**, **btree**, or **hash**." The reader of the step (the follower) re-reads its text,
-    so the choices that ``_item_field`` takes as the field's options must be in it; their explanations are not."""
+    so the choices must be in it (the nested items that select a bold label; ``_item_field`` gives the field
+    model the same options); their explanations are not."""
     text = "\n".join(b.text for b in item.blocks if b.kind == "paragraph")
     labels = [bold_labels(t)[0] for nested in item.blocks if nested.kind == "list"
               for t in nested.plain_items() if _OPTION_ITEM.match(t) and bold_labels(t)]

@@ -1,10 +1,11 @@
 """The switch that enables a disabled field.
 
 Forms disable a field until a switch of the same subject is on: *Deferred?* until *Deferrable?*, a
-proxy's port until "Use a proxy?". Documents say so in passing ("If enabled, move the *Deferred?* switch ...") or not at all; a person sees the field greyed
-out and turns on the switch beside it that is about the same thing. Which switch is read from the
-labels alone: one that is off, enabled, and shares a word with the field (the same stem, or the
-same first five letters: "deferrable" and "deferred").
+proxy's port until "Use a proxy?". Documents say so in passing ("If enabled, move the *Deferred?*
+switch ...") or not at all; a person sees the field greyed out and turns on the switch beside it
+that is about the same thing. Which switch is read from the labels alone: one that is off, enabled,
+and shares a word with the field (the same stem, or the same first five letters: "deferrable" and
+"deferred").
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import stem
 
 # words of a switch's label that say what it does, not what it is about
-_SWITCH_VERBS = {"use", "enable", "enabled", "allow", "create", "set", "show", "turn", "on", "is", "the", "a", "an", "of"}
+_SWITCH_VERBS = {"use", "enable", "enabled", "allow", "create", "set", "show", "turn", "on", "is", "the", "a", "an",
+                 "of"}
 _PREFIX = 5
 
 
