@@ -237,7 +237,7 @@ class ConsoleEnv(gym.Env):
 
     def _refusal(self, response: Any) -> str | None:
         """A server error that is the console's answer to the agent's input, as the backend proves it
-        (``refusal(status, body)``: pgAdmin answers a statement its database refused with HTTP 500): the
+        (``refusal(status, body)``: some consoles answer input their storage refused with HTTP 500): the
         agent's doing, which the page shows; any other server error is a fault of the environment."""
         judge = getattr(self.adapter, "refusal", None)
         if judge is None:

@@ -170,8 +170,8 @@ class Explorer:
             self.last_unfolded, self.child_waits = "", 0  # there, or gone: nothing to wait for
             return None
         if self.child_waits >= 2 and "collapsed" in items[at].states and self.last_unfolded not in self.unfolded_again:
-            # still folded after the waits: a tree that fetched the children on the first click ("Foreign Servers"
-            # became "Foreign Servers (1)") and did not open; unfolded again, once
+            # still folded after the waits: a tree that fetched the children on the first click ("Widgets" became
+            # "Widgets (1)") and did not open; unfolded again, once
             toggle = next((m for m in marks if m.role == "button" and (found := _EXPAND.match(m.name))
                            and node_name(found.group("node")) == self.last_unfolded), None)
             if toggle is not None:
