@@ -951,11 +951,10 @@ class DocFollowerPolicy(Detours):
         """The option of the list just opened that the goal names, and no other field took already (a goal's
         "room" is one field's value): typed, then picked (``_pick``), since a long list shows it below the
         dialog's edge. None named: the list is closed and the field left as it is."""
-        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states]
-        if not options and ins.waits < 2 and any(m.role == "combobox" and "expanded" in m.states for m in obs.marks):
-            ins.waits += 1  # the list is filled from the server: give it a moment
-            return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
-                                ins, done=False)
+        options = _listed_options(obs)
+        loading = self._options_loading(ins, obs, options)
+        if loading is not None:
+            return loading
         self.queue.popleft()
         names = [m.name for m in options if normalize(m.name) not in self._taken_options]
         chosen = named_by_goal(names, self.goal) or operator_in_goal(names, self.goal)
@@ -969,14 +968,21 @@ class DocFollowerPolicy(Detours):
         return self._decide(Action("type", (field.id, chosen)), f"Step {self.step}: {ins.target!r}: the goal's {chosen!r}.",
                             None)
 
+    def _options_loading(self, ins: Instruction, obs: Observation, options: list[Mark]) -> Decision | None:
+        """An open list that shows no option yet is filled from the server: a moment for it, twice at most."""
+        if options or ins.waits >= 2 or not _list_open(obs):
+            return None
+        ins.waits += 1
+        return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
+                            ins, done=False)
+
     def _pick(self, ins: Instruction, obs: Observation) -> Decision | None:
         """After typing into an editable drop-down: click the option it now offers for the typed text (the
         option named so, or the one that starts with it: "int_label(integer)" for "int_label"); none shown:
         the typed text stays."""
         typed = ins.value.casefold()
         # an offer to create what was typed ('Create "x"') is not an option of the list
-        options = [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states
-                   and f'"{typed}"' not in m.name.casefold()]
+        options = [m for m in _listed_options(obs) if f'"{typed}"' not in m.name.casefold()]
         want = normalize(ins.value)
         spaced = normalize(ins.value.replace("_", " "))
         chosen = (next((m for m in options if m.name.strip().casefold() == typed.strip()), None)  # "=", never "<="
@@ -985,13 +991,11 @@ class DocFollowerPolicy(Detours):
                   # the same name qualified or not: "public.log_ddl" for "log_ddl", "orders" for "public.orders"
                   or next((m for m in options if m.name.casefold().endswith("." + typed)
                            or typed.endswith("." + m.name.casefold())), None))
-        open_list = any(m.role == "combobox" and "expanded" in m.states for m in obs.marks)
-        if chosen is None and not options and open_list and ins.waits < 2:
-            ins.waits += 1  # the open list is filled from the server: give it a moment
-            return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for the options of {ins.target!r}.",
-                                ins, done=False)
+        loading = self._options_loading(ins, obs, options)
+        if loading is not None:
+            return loading
         self.queue.popleft()
-        if chosen is None and open_list and not any(m.role == "option" for m in obs.marks):
+        if chosen is None and _list_open(obs) and not any(m.role == "option" for m in obs.marks):
             # nothing listed at all (no offer to create it either): a qualified name is tried without its qualifier,
             # else the list is closed, as it covers the fields below it (measured as the next field unclickable)
             return self._unqualified(ins, obs) or self._decide(
@@ -1017,6 +1021,15 @@ class DocFollowerPolicy(Detours):
 _FREE_TEXT = re.compile(r"\b(?:name|description|remarks?|notes?|comments?)\b", re.I)  # fields any words may fill
 _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+
+
+def _listed_options(obs: Observation) -> list[Mark]:
+    """The options an open drop-down shows that can be chosen."""
+    return [m for m in obs.marks if m.role == "option" and m.name.strip() and "disabled" not in m.states]
+
+
+def _list_open(obs: Observation) -> bool:
+    return any(m.role == "combobox" and "expanded" in m.states for m in obs.marks)
 
 
 def documented(label: str, document: list[str]) -> bool:
