@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from consoleagent.observation.roles import TOGGLE_ROLES
 from consoleagent.observation.types import Mark
+from consoleagent.policies.docfollow.explore import terms
 from consoleagent.policies.docfollow.goal_fields import stem
 
-# words of a switch's label that say what it does, not what it is about
-_SWITCH_VERBS = {"use", "enable", "enabled", "allow", "create", "set", "show", "turn", "on", "is", "the", "a", "an",
-                 "of"}
+# words of a switch's label that say what it does, not what it is about (``terms`` drops "use", "the", "a", ...)
+_SWITCH_VERBS = {"enable", "enabled", "allow", "create", "set", "show", "turn", "on"}
 _PREFIX = 5
 
 
 def _subject_words(label: str) -> set[str]:
-    words = {w.strip("?:").casefold() for w in label.split()}
-    return {w for w in words if w and w not in _SWITCH_VERBS}
+    return terms(label) - _SWITCH_VERBS
 
 
 def _related(a: str, b: str) -> bool:
