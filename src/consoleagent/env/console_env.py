@@ -35,6 +35,12 @@ EMPTY_PAGE_WAIT_MS = 250  # a page with no control is looked at again after this
 EMPTY_PAGE_LOOKS = 4  # at most 1 s more for a page that really has no control (a blank error page)
 
 
+def _told_refusal(refused: str | None) -> str | None:
+    """The error the agent is told when the console refused the input its action sent: the console's message,
+    as a person reads it in the dialog. Without it a policy takes the refused Save for done."""
+    return f"the console refused it: {refused}" if refused else None
+
+
 @dataclass
 class EnvConfig:
     viewport: tuple[int, int] = (1440, 900)
@@ -158,8 +164,10 @@ class ConsoleEnv(gym.Env):
             if not info["status"]:
                 timings["settle"] = self._settle(episode)
             self._raise_fault(episode)
+            info["refused"], episode.refused = episode.refused, None  # the settle has let Playwright tell responses
+            error = error or _told_refusal(info["refused"])
+            info["result"] = episode.history[-1].result = error or "ok"
             observation, timings["observe"] = self._observe(episode, last_error=error)
-            info["refused"], episode.refused = episode.refused, None  # Playwright tells responses as it gets to them
         except EnvironmentFault as exc:
             return self._end_with_fault(episode, exc.cause, info)
         except Exception as exc:

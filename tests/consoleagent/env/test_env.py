@@ -14,6 +14,7 @@ from consoleagent.adapters.stratus import StratusAdapter
 from consoleagent.env import ConsoleEnv, EnvConfig, EnvironmentFault
 from consoleagent.env.browser import BrowserHost
 from consoleagent.policies.base import Decision
+from consoleagent.policies.docfollower import DocFollowerPolicy
 from consoleagent.runner import run_episode
 from consoleagent.tasks import Task
 from consoleagent.trajectory.reader import read_trajectory
@@ -168,7 +169,8 @@ def test_a_server_error_the_console_vouches_for_as_a_refusal_is_the_agents_not_a
         env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch) -> None:
     """A console may answer wrong input with a 5xx (pgAdmin does, for a statement its database refused). When
     its backend's ``refusal`` vouches for one, the episode goes on and the step records the message; a 5xx it
-    does not vouch for still ends the episode as env_error."""
+    does not vouch for still ends the episode as env_error. The agent is told the refusal as the error of its
+    action."""
     def refusal(status: int, body: str) -> str | None:
         return body.removeprefix("refused: ") if body.startswith("refused: ") else None
 
@@ -180,8 +182,37 @@ def test_a_server_error_the_console_vouches_for_as_a_refusal_is_the_agents_not_a
     observation, _, terminated, _, info = env.step('goto("/refuse-page")')
     assert not terminated and info["refused"] == "rules on SELECT must have action INSTEAD SELECT"
     assert [m.name for m in observation.marks] == ["Save"]
+    told = "the console refused it: rules on SELECT must have action INSTEAD SELECT"  # so the agent does not take it for done
+    assert observation.last_error == told and info["result"] == told and observation.history[-1].result == told
     *_, terminated, _, info = env.step('goto("/crash-page")')
     assert terminated and info["status"] == "env_error" and "server error 500" in info["cause"]
+
+
+SAVE_PAGE = ("<!doctype html><title>rule</title><body><button onclick=\"fetch('/save', {method: 'POST'})\">Save"
+             "</button></body>")
+
+
+def test_a_follower_told_of_a_refused_save_does_not_call_the_task_done(
+        env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Save the console refuses (a vouched 500) is the error of the action: the follower retries it once, then
+    ends the episode unachievable with the console's message, not ``task_complete`` after a save that never was."""
+    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
+    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
+    _serve(env.page, "**/rule-page", 200, SAVE_PAGE, "text/html")
+    _serve(env.page, "**/save", 500, "rules on SELECT must have action INSTEAD SELECT", "application/json")
+    observation, *_ = env.step('goto("/rule-page")')
+    save = f"click({observation.marks[0].id})"
+    policy = DocFollowerPolicy()
+    policy.reset("create the rule", ["Click **Save**."])
+    actions = []
+    for _ in range(4):
+        decision = policy.act(observation)
+        actions.append(decision.action)
+        observation, _, terminated, _, info = env.step(decision)
+        if terminated:
+            break
+    assert actions[:2] == [save, save] and info["status"] == "unachievable"
+    assert actions[2].startswith("task_unachievable(") and "INSTEAD SELECT" in actions[2]
 
 
 LATE_PAGE = ("<!doctype html><title>late</title><body><p>Loading</p><script>"
