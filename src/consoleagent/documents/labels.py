@@ -172,3 +172,29 @@ def tidy(text: str) -> str:
     text = re.sub(r"[ \t\r\f\v]+", " ", text)
     text = re.sub(r" *\n *", "\n", text)
     return text.strip()
+
+
+# Words that name nothing: a name's content words are the rest (``terms``).
+STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
+             "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",
+             "new", "s"}  # "s": what a possessive leaves ("the tool's dialog")
+
+
+def singular(word: str) -> str:
+    """English plural to singular, enough for collection names ("Databases", "Dictionaries", "Casts")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """The words of a text that can name a place: casefolded, singular, no stop words; a dotted name
+    ("public.items") counts whole and by its parts."""
+    found: set[str] = set()
+    for token in re.findall(r"[\w.$/-]+", (text or "").casefold()):
+        token = token.strip(".-/")
+        parts = [token] + (token.split(".") if "." in token else []) + (token.split("/") if "/" in token else [])
+        found |= {singular(p) for p in parts if p and p not in STOPWORDS}
+    return found

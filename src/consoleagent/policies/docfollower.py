@@ -22,13 +22,13 @@ from dataclasses import replace
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import bold_labels, normalize
+from consoleagent.documents.labels import bold_labels, normalize, terms
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
 from consoleagent.policies.docfollow.enablers import enabler
-from consoleagent.policies.docfollow.explore import Explorer, terms
+from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Mark, Observation
-from consoleagent.policies.docfollow.explore import Explorer, application_words, menu_bar, singular, terms
+from consoleagent.documents.labels import singular, terms
+from consoleagent.policies.docfollow.explore import Explorer, application_words, menu_bar
 from consoleagent.policies.docfollow.goal_fields import switch_from_goal, value_from_goal
 from consoleagent.documents.instructions import instructions_from
 from consoleagent.policies.docfollower import DocFollowerPolicy

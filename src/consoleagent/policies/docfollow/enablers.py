@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from consoleagent.observation.roles import TOGGLE_ROLES
 from consoleagent.observation.types import Mark
-from consoleagent.policies.docfollow.explore import terms
+from consoleagent.documents.labels import terms
 from consoleagent.policies.docfollow.goal_fields import stem
 
 # words of a switch's label that say what it does, not what it is about (``terms`` drops "use", "the", "a", ...)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
+from consoleagent.documents.labels import singular, terms
 from consoleagent.encoder import get_encoder
 from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import CREATE_VERBS, names
@@ -47,9 +48,6 @@ UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|de
                     r"leave|terminate|unbind|sign out|log out|logout|sign off|cancel|close|disable|renew|pay|buy|"
                     r"confirm|submit|save|ok|language|help|docs?|documentation|feedback|next page|previous page|"
                     r"disconnect|truncate|hide|quit|exit)\b", re.I)
-STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
-             "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",
-             "new", "s"}  # "s": what a possessive leaves ("the tool's dialog")
 # A page title ends with the application's name ("VPCs · Acme Cloud console", "Acme Admin 4").
 _TITLE_PARTS = re.compile(r"\s+[·|—–-]\s+")
 _EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
@@ -65,26 +63,6 @@ def page_key(url: str) -> str:
     parsed = urlparse(url)
     query = "&".join(p for p in parsed.query.split("&") if p and p.split("=", 1)[0] not in _VIEW_PARAMS)
     return parsed.path + (f"?{query}" if query else "")
-
-
-def singular(word: str) -> str:
-    """English plural to singular, enough for collection names ("Databases", "Dictionaries", "Casts")."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def terms(text: str) -> set[str]:
-    """The words of a text that can name a place: casefolded, singular, no stop words; a dotted name
-    ("public.items") counts whole and by its parts."""
-    found: set[str] = set()
-    for token in re.findall(r"[\w.$/-]+", (text or "").casefold()):
-        token = token.strip(".-/")
-        parts = [token] + (token.split(".") if "." in token else []) + (token.split("/") if "/" in token else [])
-        found |= {singular(p) for p in parts if p and p not in STOPWORDS}
-    return found
 
 
 def application_words(title: str) -> set[str]:

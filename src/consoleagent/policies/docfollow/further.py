@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from consoleagent.policies.docfollow.explore import terms
+from consoleagent.documents.labels import terms
 
 # Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it"
 _BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)", re.I)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from consoleagent.documents.labels import normalize
 from consoleagent.observation.roles import FIELD_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark
-from consoleagent.policies.docfollow.explore import singular
+from consoleagent.documents.labels import singular
 
 ADD_ROW_LABELS = frozenset({"add row", "add new row", "add"})
 _BESIDE = 3  # how many marks either side of the add button may be its grid's header or first row

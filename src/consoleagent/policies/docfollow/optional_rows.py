@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from consoleagent.documents.instructions import Instruction
-from consoleagent.policies.docfollow.explore import terms
+from consoleagent.documents.labels import terms
 
 _ADD_PURPOSE = re.compile(r"\bto\s+(?:add|assign|specify|define|create|provide)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
                           r"(?:\s+(?:for|to|in|on|that|which)\b|[.;:,]|$)", re.I)
