@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from consoleagent.documents.labels import normalize, words_kept_in_order
+from consoleagent.documents.labels import normalize, singular, terms, words_kept_in_order
 from consoleagent.documents.loader import document_paths, load_document, read_text
 from consoleagent.documents.model import ProcedureError
 
@@ -28,6 +28,11 @@ _SEE = re.compile(r"\bsee\s+(?:the\s+)?[\"“]?(?P<title>[A-Z][^.\n\"”]{2,120}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _INSTEAD = re.compile(r"\binstead\b", re.I)  # "... with the rule form instead. For more information, see ..."
 _SOFT_BREAK = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")  # a line break inside a paragraph
+# The section that tells the reader what usually comes next, without a link: "## What to do next"
+_NEXT_HEADING = re.compile(r"^[#\s]*(?:what to do next|what's next|next steps?)\s*:?\s*$", re.I | re.M)
+_HEADING = re.compile(r"^(?:#+\s|\S.*\n[=~^*+#-]{3,}\s*$)", re.M)  # a Markdown or reStructuredText heading
+# One operation of such a sentence: "Associate an EIP with the NAT gateway and add a route entry that points to it."
+_CLAUSE_BREAK = re.compile(r";\s*|,?\s+(?:and|or)\s+(?:then\s+)?|,\s*then\s+|\s+then\s+")
 
 
 @functools.cache
@@ -61,6 +66,46 @@ def _cited_short(title: str, known: dict[str, Path]) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
+def _next_section(text: str) -> str:
+    """The text of the document's "What to do next" section (up to the next heading), or ""."""
+    found = _NEXT_HEADING.search(text)
+    if found is None:
+        return ""
+    rest = text[found.end():]
+    following = _HEADING.search(rest)
+    return rest[:following.start()] if following else rest
+
+
+def _named_title(clause: str, known: dict[str, Path]) -> str | None:
+    """The one known title a clause names in its own words: the title's content words are all in the clause,
+    or all but one that is not its verb ("add a route entry that points to it" names *Add a custom route
+    entry*, not *Delete a custom route entry*); the fewest missing wins, a tie names none."""
+    words = terms(clause)
+    named = []
+    for title in known:
+        have = terms(title)
+        missing = have - words
+        if len(have) >= 2 and len(missing) <= 1 and singular(normalize(title).split()[0]) not in missing:
+            named.append((len(missing), title))
+    named.sort()
+    return named[0][1] if named and (len(named) == 1 or named[1][0] > named[0][0]) else None
+
+
+def next_operations(text: str, known: dict[str, Path]) -> list[Path]:
+    """The documents that the "What to do next" section names without citing them ("Associate an EIP with
+    the NAT gateway and add a route entry that points to it."), one per clause that names exactly one title,
+    in the order named; a sentence with a "see" citation is left to it. A reader whose goal goes on looks these up by their titles, as the page expects."""
+    found: list[Path] = []
+    for sentence in _SENTENCE_END.split(_SOFT_BREAK.sub(" ", _next_section(text))):
+        if _SEE.search(sentence):
+            continue  # a citation: taken by its title, or by none (``references``)
+        for clause in _CLAUSE_BREAK.split(sentence):
+            title = _named_title(clause, known)
+            if title is not None and known[title] not in found:
+                found.append(known[title])
+    return found
+
+
 @dataclass(frozen=True)
 class References:
     """What a document refers its reader to: each procedure by the title cited (its steps), and of those the
@@ -73,13 +118,16 @@ class References:
 
 def references(path: Path, root: Path | None = None) -> References:
     """The first procedure of every document ``path`` refers to by title, in the order referred to; never ``path``
-    itself, a title no document under ``root`` has, or a page without steps. A lone file (no ``root``: one under
+    itself, a title no document under ``root`` has, or a page without steps; then those its "What to do next"
+    section names in its own words (``next_operations``), under their titles. A lone file (no ``root``: one under
     verification, a ``run --doc`` file) is read with the files beside it only, not their subfolders: its folder
     may be anyone's home directory, or "/". A title is an alternative when its "see" sentence or the sentence
     before it says "instead"."""
     known = titles(Path(root)) if root is not None else titles(Path(path).parent, recursive=False)
     found = References()
-    text = _SOFT_BREAK.sub(" ", read_text(Path(path)))  # "see Associate an\nEIP with an ECS instance." is one title
+    raw = read_text(Path(path))
+    text = _SOFT_BREAK.sub(" ", raw)  # "see Associate an\nEIP with an ECS instance." is one title
+    cited = {Path(path).resolve()}  # the pages already taken: a page named as well as cited is taken once
     for match in _SEE.finditer(text):
         title = match.group("title").strip()
         target = known.get(title.casefold()) or _cited_short(title, known)
@@ -88,7 +136,12 @@ def references(path: Path, root: Path | None = None) -> References:
         steps = _steps(target)
         if not steps:
             continue
+        cited.add(target.resolve())
         found.procedures[title] = list(steps)
         if _INSTEAD.search(" ".join(_SENTENCE_END.split(text[max(0, match.start() - 400):match.start()])[-2:])):
             found.alternatives.append(title)
+    for target in next_operations(raw, known):
+        steps = _steps(target)
+        if steps and target.resolve() not in cited:
+            found.procedures.setdefault(load_document(target).title.strip(), list(steps))
     return found

@@ -32,7 +32,7 @@ from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
-from consoleagent.policies.docfollow.further import further_procedure
+from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
@@ -162,13 +162,13 @@ class DocFollowerPolicy(Detours):
                 return decision
 
     def _borrow_further(self) -> None:
-        """The goal goes on past the document ("..., and attach it to build-01"): the steps of the page the
-        document refers to for that operation (``further``) are followed next. Before that, when a control the
+        """The goal goes on past the document ("..., and attach it to build-01"): the steps of the pages the
+        document refers to for those operations (``further``) are followed next, in the goal's order. Before that, when a control the
         document clicks was gone, the page it cites as another way to do its operation (``_another_way``)."""
-        found = self._another_way() or further_procedure(self.goal, self.referenced)
-        if found is None:
-            return
-        self.pending = self._borrow(found[1])
+        another = self._another_way()
+        found = [another] if another is not None else further_procedures(self.goal, self.referenced)
+        if found:
+            self.pending = self._borrow([step for _, steps in found for step in steps])
 
     def _another_way(self) -> tuple[str, list[str]] | None:
         """The document's own way is gone (a control it clicks was reported ``element_removed``: **Quick Add**)

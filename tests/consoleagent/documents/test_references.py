@@ -75,3 +75,24 @@ def test_a_page_cited_as_another_way_is_an_alternative(tmp_path: Path) -> None:
     assert found.alternatives == ["Add a rule"]
     task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "ecs" / "ecs-sg-quick-add-03.yaml").spec.to_task(DOCUMENTS_ROOT)
     assert task.alternatives == ["Add an inbound security group rule"] and task.to_dict()["alternatives"] == task.alternatives
+
+
+def test_the_operations_a_what_to_do_next_section_names_without_citing_them_are_referred_to(tmp_path: Path) -> None:
+    """vpc/create-nat-gateway.md ends "Associate an EIP with the NAT gateway and add a route entry that points to
+    it." and cites no page; a reader whose goal goes on looks both up by title. A clause names a title when it has
+    all of the title's words, or all but one that is not its verb: "add a route entry" is *Add a custom route
+    entry*, never *Delete a custom route entry*; two titles that do equally well are named by neither."""
+    nat = _write(tmp_path, "nat.md", "# Create a gateway\n\n## Procedure\n\n1. Click **Create**.\n\n## What to do next\n\n"
+                 "Associate an address with the gateway and add a route entry that points\nto it, or paint it.\n\n"
+                 "## See also\n\nAttach a disk.\n")
+    rst = _write(tmp_path, "nat.rst", "Create a gateway\n================\n\n1. Click *Create*.\n\nWhat to do next\n"
+                 "---------------\n\nAdd a route entry to the gateway.\n\nNotes\n-----\n\nAttach a disk.\n")
+    for name, title in [("associate.md", "Associate an address with a gateway"), ("add.md", "Add a custom route entry"),
+                        ("delete.md", "Delete a custom route entry"), ("attach.md", "Attach a disk"),
+                        ("red.md", "Paint a red gateway"), ("blue.md", "Paint a blue gateway")]:
+        _write(tmp_path, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
+    titles.cache_clear()
+    assert list(references(nat, tmp_path).procedures) == ["Associate an address with a gateway", "Add a custom route entry"]
+    assert list(references(rst, tmp_path).procedures) == ["Add a custom route entry"]  # not the next section's
+    task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "vpc" / "vpc-create-nat-gateway-02.yaml").spec.to_task(DOCUMENTS_ROOT)
+    assert list(task.related) == ["Associate an EIP with a NAT gateway", "Add a custom route entry"]

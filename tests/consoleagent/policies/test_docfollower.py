@@ -1236,18 +1236,18 @@ def test_the_goals_further_operation_is_done_with_the_page_the_document_refers_t
     """Measured as ecs-disk-create-03 and ecs-sg-create-03 (training split): "..., and attach it to build-01 once
     it is available" ended at the document's last step; its "see Attach a data disk" page is followed next. The
     referenced page is not the document: what differs there is not reported, and no decision names a step."""
-    from consoleagent.policies.docfollow.further import further_procedure
+    from consoleagent.policies.docfollow.further import further_procedures
     related = {"Attach a data disk": ATTACH, "Create a snapshot": ["Click **Create Snapshot**."]}
     goal = "Create a data disk named scratch-pl0, and attach it to build-01 once it is available."
-    assert further_procedure(goal, related) == ("Attach a data disk", ATTACH)
-    assert further_procedure("Create a data disk named scratch-pl0.", related) is None  # nothing further
-    assert further_procedure("Create a disk, then allow inbound TCP port 22 in it.", related) is None  # no page says how
+    assert further_procedures(goal, related) == [("Attach a data disk", ATTACH)]
+    assert further_procedures("Create a data disk named scratch-pl0.", related) == []  # nothing further
+    assert further_procedures("Create a disk, then allow inbound TCP port 22 in it.", related) == []  # no page says how
     # the first clause's words name the document's own operation: "image" alone names no further page (it would
     # create an instance nobody asked for)
-    assert further_procedure("Create a custom image named t from the ECS instance r, and once the image is available "
-                             "set its description to \"x\".", {"Create an instance from a custom image": ["x"]}) is None
-    assert further_procedure("Create a security group, then allow inbound TCP port 22 from 10.0.0.0/8 in it.",
-                             {"Create a VPC": ["x"], "Add an inbound security group rule": ["y"]})[0] == \
+    assert further_procedures("Create a custom image named t from the ECS instance r, and once the image is available "
+                              "set its description to \"x\".", {"Create an instance from a custom image": ["x"]}) == []
+    assert further_procedures("Create a security group, then allow inbound TCP port 22 from 10.0.0.0/8 in it.",
+                              {"Create a VPC": ["x"], "Add an inbound security group rule": ["y"]})[0][0] == \
         "Add an inbound security group rule"
     policy = follower(["Click **Create Disk**."], goal)
     disks = [Mark(1, "button", "Create Disk"), Mark(2, "button", "Attach", context="row: scratch-pl0 | Available")]
@@ -1267,6 +1267,27 @@ def test_the_goals_further_operation_is_done_with_the_page_the_document_refers_t
     assert moved.act(page("/ecs/disks", renamed)).action.startswith("scroll(")
     assert moved.act(page("/ecs/disks", renamed)).action == "wait(1)"  # not a report_discrepancy of the document
     assert moved.discrepancies == 0
+
+
+def test_a_goal_of_two_further_operations_borrows_both_pages_in_its_order() -> None:
+    """Measured as vpc-create-nat-gateway-02 (training split): "..., associate the EIP backend-nat-eip with it,
+    and add a route for 0.0.0.0/0 through it to the route table backend-vpc-rt" did only the route: the clause
+    after a bare comma was read as part of the document's own operation, and only one page was borrowed."""
+    from consoleagent.policies.docfollow.further import further_procedures
+    associate, route = ["Click **Associate**.", "Click **OK**."], ["Click **Add route entry**."]
+    related = {"Add a custom route entry": route, "Associate an EIP with a NAT gateway": associate}
+    goal = ("Create a Medium NAT gateway named backend-nat in the vSwitch backend-vpc-vsw of the VPC backend-vpc, "
+            "associate the EIP backend-nat-eip with it, and add a route for 0.0.0.0/0 through it to the route table "
+            "backend-vpc-rt.")
+    assert further_procedures(goal, related) == [("Associate an EIP with a NAT gateway", associate),
+                                                 ("Add a custom route entry", route)]
+    policy = follower(["Click **Create NAT gateway**."], goal)
+    first = page("/vpc/nat", [Mark(1, "button", "Create NAT gateway")])
+    first.related = related
+    assert policy.act(first).action == "click(1)"
+    decision = policy.act(page("/vpc/eips", [Mark(2, "button", "Associate", context="row: backend-nat-eip")]))
+    assert decision.action == "click(2)" and decision.document_step is None  # the first borrowed page's first step
+    assert policy.document[1:] == [*associate, *route]  # both pages, after the document's own step, in the goal's order
 
 
 def test_a_choice_the_goal_writes_whole_is_chosen_though_another_choice_shares_its_words() -> None:

@@ -13,7 +13,8 @@ document to report against, and neither is the page it borrows: discrepancies th
 (``DocFollowerPolicy._report``).
 
 Measured on the training split: three tasks ended at the document's last step, the disk never attached, the
-rule never added, the EIP never associated.
+rule never added, the EIP never associated; and a goal of two further operations ("..., associate the EIP
+backend-nat-eip with it, and add a route for 0.0.0.0/0 through it ...") did only one of them.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from __future__ import annotations
 import re
 
 from consoleagent.documents.labels import terms
+from consoleagent.policies.docfollow.semantic import ACTION_VERBS
 
-# Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it"
-_BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)", re.I)
+# Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it", ", <verb> ..." (a console's verb:
+# "..., associate the EIP backend-nat-eip with it, and add a route ...")
+_BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)|"
+                    rf",\s+(?=(?:{'|'.join(sorted(ACTION_VERBS))})\s)", re.I)
 _WHEN = re.compile(r"^(?:once|when|after|as soon as)\b[^,]*,\s*", re.I)  # "once it is available, attach it": the verb after
 _FUNCTION = {"them", "their", "they", "once", "when", "after", "until", "are", "be", "then"}  # beyond terms' own
 
@@ -32,16 +36,19 @@ def _content(text: str) -> set[str]:
     return terms(text) - _FUNCTION
 
 
-def further_procedure(goal: str, related: dict[str, list[str]]) -> tuple[str, list[str]] | None:
-    """The referenced procedure (title, steps) for the goal's first further clause that names one, or None
-    when no clause after the first shares a word with exactly one best title."""
+def further_procedures(goal: str, related: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """The referenced procedures (title, steps) for the goal's further clauses, in the goal's order: each
+    clause after the first that shares a word with exactly one best title names that title ("..., associate
+    the EIP with it, and add a route ... through it" names two pages); none when no clause does."""
     if not related:
-        return None
+        return []
     first, *further = _BREAK.split(goal or "")
     own = _content(first)  # the document's operation and its object ("a custom image"): they name no other page
+    found: list[tuple[str, list[str]]] = []
     for clause in further:
         words = _content(_WHEN.sub("", clause.strip())) - own
         scored = sorted(((len(_content(title) & words), title) for title in related), reverse=True)
-        if scored[0][0] >= 1 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
-            return scored[0][1], list(related[scored[0][1]])
-    return None
+        best = scored[0][1]
+        if scored[0][0] >= 1 and (len(scored) == 1 or scored[1][0] < scored[0][0]) and best not in dict(found):
+            found.append((best, list(related[best])))
+    return found
