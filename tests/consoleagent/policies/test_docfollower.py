@@ -1281,6 +1281,9 @@ def test_a_goal_of_two_further_operations_borrows_both_pages_in_its_order() -> N
             "backend-vpc-rt.")
     assert further_procedures(goal, related) == [("Associate an EIP with a NAT gateway", associate),
                                                  ("Add a custom route entry", route)]
+    # a phrase that sets the scene is no command of its own: the operation after its comma is the document's
+    scene = "In the security group mail-relay-sg, add an outbound rule that denies TCP port 25 to 0.0.0.0/0."
+    assert further_procedures(scene, {"Add an inbound security group rule": ["y"], "Delete a rule": ["z"]}) == []
     policy = follower(["Click **Create NAT gateway**."], goal)
     first = page("/vpc/nat", [Mark(1, "button", "Create NAT gateway")])
     first.related = related

@@ -24,10 +24,13 @@ import re
 from consoleagent.documents.labels import terms
 from consoleagent.policies.docfollow.semantic import ACTION_VERBS
 
-# Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it", ", <verb> ..." (a console's verb:
-# "..., associate the EIP backend-nat-eip with it, and add a route ...")
-_BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)|"
-                    rf",\s+(?=(?:{'|'.join(sorted(ACTION_VERBS))})\s)", re.I)
+# Where the goal's next clause begins: ", then", "then", ", and", "and <verb> it"
+_BREAK = re.compile(r",\s*(?:and\s+)?then\s+|\s+then\s+|,\s*and\s+|\s+and\s+(?=[a-z]+\s+(?:it|them|its|their)\b)", re.I)
+# ", <a console's verb>" between two commands ("Create a NAT gateway ..., associate the EIP ... with it"); after a
+# phrase that sets the scene ("In the security group web-sg, add an outbound rule") it is the same command
+_VERB = rf"(?:{'|'.join(sorted(ACTION_VERBS))})\b"
+_COMMA_VERB = re.compile(rf",\s+(?={_VERB})", re.I)
+_COMMAND = re.compile(rf"^\s*{_VERB}", re.I)
 _WHEN = re.compile(r"^(?:once|when|after|as soon as)\b[^,]*,\s*", re.I)  # "once it is available, attach it": the verb after
 _FUNCTION = {"them", "their", "they", "once", "when", "after", "until", "are", "be", "then"}  # beyond terms' own
 
@@ -36,13 +39,19 @@ def _content(text: str) -> set[str]:
     return terms(text) - _FUNCTION
 
 
+def _clauses(goal: str) -> list[str]:
+    """The goal's clauses: split at its breaks, and a command at ", <verb>" where another command comes next."""
+    return [part for clause in _BREAK.split(goal)
+            for part in (_COMMA_VERB.split(clause) if _COMMAND.match(clause) else [clause])]
+
+
 def further_procedures(goal: str, related: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
     """The referenced procedures (title, steps) for the goal's further clauses, in the goal's order: each
     clause after the first that shares a word with exactly one best title names that title ("..., associate
     the EIP with it, and add a route ... through it" names two pages); none when no clause does."""
     if not related:
         return []
-    first, *further = _BREAK.split(goal or "")
+    first, *further = _clauses(goal or "")
     own = _content(first)  # the document's operation and its object ("a custom image"): they name no other page
     found: list[tuple[str, list[str]]] = []
     for clause in further:
