@@ -174,6 +174,13 @@ def tidy(text: str) -> str:
     return text.strip()
 
 
+# Words of which one says the opposite of the other ("Inbound" / "Outbound Rules", "Start" / "Stop").
+OPPOSITES = [("start", "stop"), ("attach", "detach"), ("associate", "disassociate"), ("inbound", "outbound"),
+             ("enable", "disable"), ("create", "delete"), ("authorize", "revoke"), ("join", "leave"), ("ok", "cancel"),
+             ("yes", "no"), ("next", "previous"), ("next", "back"), ("ingress", "egress"), ("open", "close"),
+             ("expand", "collapse"), ("show", "hide"), ("import", "export"), ("upload", "download"),
+             ("allow", "deny"), ("accept", "reject"), ("on", "off"), ("in", "out")]
+
 # Words that name nothing: a name's content words are the rest (``terms``).
 STOPWORDS = {"a", "an", "the", "of", "in", "on", "to", "for", "with", "and", "or", "by", "from", "at", "as", "is", "its",
              "it", "that", "this", "these", "those", "using", "use", "via", "into", "named", "called", "whose", "which",

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from consoleagent.documents.labels import normalize, singular, terms, words_kept_in_order
+from consoleagent.documents.labels import OPPOSITES, normalize, singular, terms, words_kept_in_order
 from consoleagent.documents.loader import document_paths, load_document, read_text
 from consoleagent.documents.model import ProcedureError
 
@@ -106,6 +106,20 @@ def next_operations(text: str, known: dict[str, Path]) -> list[Path]:
     return found
 
 
+def counterpart(title: str, known: dict[str, Path], text: str) -> Path | None:
+    """The page whose title is ``title`` with one word for its opposite that the document itself uses: a page
+    that covers both ways ("click the **Inbound** tab, or the **Outbound** tab for an outbound rule") but cites
+    the rule form of one (*Add an inbound security group rule*) has the other's form as its other way too."""
+    words, used = normalize(title).split(), set(normalize(text).split())
+    by_words = {normalize(t): path for t, path in known.items()}
+    for i, word in enumerate(words):
+        for other in [b if word == a else a for a, b in OPPOSITES if word in (a, b)]:
+            found = by_words.get(" ".join([*words[:i], other, *words[i + 1:]])) if other in used else None
+            if found is not None:
+                return found
+    return None
+
+
 @dataclass(frozen=True)
 class References:
     """What a document refers its reader to: each procedure by the title cited (its steps), and of those the
@@ -122,7 +136,7 @@ def references(path: Path, root: Path | None = None) -> References:
     section names in its own words (``next_operations``), under their titles. A lone file (no ``root``: one under
     verification, a ``run --doc`` file) is read with the files beside it only, not their subfolders: its folder
     may be anyone's home directory, or "/". A title is an alternative when its "see" sentence or the sentence
-    before it says "instead"."""
+    before it says "instead"; so is its ``counterpart``, the same page for the other way the document covers."""
     known = titles(Path(root)) if root is not None else titles(Path(path).parent, recursive=False)
     found = References()
     raw = read_text(Path(path))
@@ -140,6 +154,12 @@ def references(path: Path, root: Path | None = None) -> References:
         found.procedures[title] = list(steps)
         if _INSTEAD.search(" ".join(_SENTENCE_END.split(text[max(0, match.start() - 400):match.start()])[-2:])):
             found.alternatives.append(title)
+    for title in list(found.alternatives):
+        other = counterpart(title, known, text)
+        if other is not None and other.resolve() not in cited and _steps(other):
+            cited.add(other.resolve())
+            found.procedures[load_document(other).title.strip()] = list(_steps(other))
+            found.alternatives.append(load_document(other).title.strip())
     for target in next_operations(raw, known):
         steps = _steps(target)
         if steps and target.resolve() not in cited:

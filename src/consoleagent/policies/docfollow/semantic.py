@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from consoleagent.documents.labels import OPPOSITES
 from consoleagent.encoder import get_encoder
 
 RENAME_THRESHOLD = 0.6
@@ -28,11 +29,6 @@ CANONICAL_VERBS = {"apply for": "create", "allocate": "create", "add": "create",
                    "buy": "create", "release": "delete", "remove": "delete", "destroy": "delete", "terminate": "delete",
                    "edit": "modify", "change": "modify", "configure": "modify", "unassociate": "disassociate",
                    "unbind": "disassociate", "bind": "associate"}
-OPPOSITES = [("start", "stop"), ("attach", "detach"), ("associate", "disassociate"), ("inbound", "outbound"),
-             ("enable", "disable"), ("create", "delete"), ("authorize", "revoke"), ("join", "leave"), ("ok", "cancel"),
-             ("yes", "no"), ("next", "previous"), ("next", "back"), ("ingress", "egress"), ("open", "close"),
-             ("expand", "collapse"), ("show", "hide"), ("import", "export"), ("upload", "download"),
-             ("allow", "deny"), ("accept", "reject"), ("on", "off"), ("in", "out")]
 
 
 def canonical(label: str) -> str:
