@@ -94,7 +94,8 @@ def _named_title(clause: str, known: dict[str, Path]) -> str | None:
 def next_operations(text: str, known: dict[str, Path]) -> list[Path]:
     """The documents that the "What to do next" section names without citing them ("Associate an EIP with
     the NAT gateway and add a route entry that points to it."), one per clause that names exactly one title,
-    in the order named; a sentence with a "see" citation is left to it. A reader whose goal goes on looks these up by their titles, as the page expects."""
+    in the order named; a sentence with a "see" citation is left to it. A reader whose goal goes on looks these
+    up by their titles, as the page expects."""
     found: list[Path] = []
     for sentence in _SENTENCE_END.split(_SOFT_BREAK.sub(" ", _next_section(text))):
         if _SEE.search(sentence):
@@ -158,8 +159,9 @@ def references(path: Path, root: Path | None = None) -> References:
         other = counterpart(title, known, text)
         if other is not None and other.resolve() not in cited and _steps(other):
             cited.add(other.resolve())
-            found.procedures[load_document(other).title.strip()] = list(_steps(other))
-            found.alternatives.append(load_document(other).title.strip())
+            other_title = load_document(other).title.strip()
+            found.procedures[other_title] = list(_steps(other))
+            found.alternatives.append(other_title)
     for target in next_operations(raw, known):
         steps = _steps(target)
         if steps and target.resolve() not in cited:

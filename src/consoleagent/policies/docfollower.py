@@ -163,8 +163,9 @@ class DocFollowerPolicy(Detours):
 
     def _borrow_further(self) -> None:
         """The goal goes on past the document ("..., and attach it to build-01"): the steps of the pages the
-        document refers to for those operations (``further``) are followed next, in the goal's order. Before that, when a control the
-        document clicks was gone, the page it cites as another way to do its operation (``_another_way``)."""
+        document refers to for those operations (``further``) are followed next, in the goal's order. Before
+        that, when a control the document clicks was gone, the page it cites as another way to do its operation
+        (``_another_way``)."""
         another = self._another_way()
         found = [another] if another is not None else further_procedures(self.goal, self.referenced)
         if found:
@@ -174,8 +175,9 @@ class DocFollowerPolicy(Detours):
         """The document's own way is gone (a control it clicks was reported ``element_removed``: **Quick Add**)
         and it cites another ("To allow only some addresses, add the rule with the rule form instead. For more
         information, see Add an inbound security group rule."): that page, done as a person would, unless its
-        title says the opposite of the goal (*inbound* for "allow outbound HTTP"). Measured on the training split:
-        goals to open a port ended at the removed button with the port still closed."""
+        title says the opposite of the goal (*inbound* for "allow outbound HTTP"); then the next alternative, its
+        counterpart (*outbound*, ``references.counterpart``). Measured on the training split: goals to open a
+        port ended at the removed button with the port still closed."""
         if not self.gone:
             return None
         title = next((t for t in self.alternatives if t in self.referenced and not opposed(t, self.goal)), None)
