@@ -16,6 +16,14 @@ def _write(root: Path, name: str, text: str) -> Path:
     return path
 
 
+def _one_step_pages(root: Path, pages: list[tuple[str, str]]) -> None:
+    """Pages of one step each ("Click **<the title's verb>**."), by file name and title; the title cache is
+    cleared so that ``references`` sees them."""
+    for name, title in pages:
+        _write(root, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
+    titles.cache_clear()
+
+
 def test_a_see_sentence_names_another_documents_procedure_by_its_title(tmp_path: Path) -> None:
     """The title may wrap onto the next line of its paragraph (vpc/allocate-eip.md: "see Associate an\\nEIP with
     an ECS instance.")."""
@@ -67,9 +75,7 @@ def test_a_page_cited_as_another_way_is_an_alternative(tmp_path: Path) -> None:
                    "information, see Create a group.\n- To allow only some addresses, add the rule with the\n  rule form "
                    "instead. For more information, see Add a rule.\n\n## Procedure\n\n1. Click **Quick Add**.\n\n"
                    "## What to do next\n\nFor more information, see Modify a rule.\n")
-    for name, title in [("create.md", "Create a group"), ("add.md", "Add a rule"), ("modify.md", "Modify a rule")]:
-        _write(tmp_path, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
-    titles.cache_clear()
+    _one_step_pages(tmp_path, [("create.md", "Create a group"), ("add.md", "Add a rule"), ("modify.md", "Modify a rule")])
     found = references(quick, tmp_path)
     assert list(found.procedures) == ["Create a group", "Add a rule", "Modify a rule"]
     assert found.alternatives == ["Add a rule"]
@@ -87,11 +93,9 @@ def test_the_operations_a_what_to_do_next_section_names_without_citing_them_are_
                  "## See also\n\nAttach a disk.\n")
     rst = _write(tmp_path, "nat.rst", "Create a gateway\n================\n\n1. Click *Create*.\n\nWhat to do next\n"
                  "---------------\n\nAdd a route entry to the gateway.\n\nNotes\n-----\n\nAttach a disk.\n")
-    for name, title in [("associate.md", "Associate an address with a gateway"), ("add.md", "Add a custom route entry"),
-                        ("delete.md", "Delete a custom route entry"), ("attach.md", "Attach a disk"),
-                        ("red.md", "Paint a red gateway"), ("blue.md", "Paint a blue gateway")]:
-        _write(tmp_path, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
-    titles.cache_clear()
+    _one_step_pages(tmp_path, [("associate.md", "Associate an address with a gateway"), ("add.md", "Add a custom route entry"),
+                               ("delete.md", "Delete a custom route entry"), ("attach.md", "Attach a disk"),
+                               ("red.md", "Paint a red gateway"), ("blue.md", "Paint a blue gateway")])
     assert list(references(nat, tmp_path).procedures) == ["Associate an address with a gateway", "Add a custom route entry"]
     assert list(references(rst, tmp_path).procedures) == ["Add a custom route entry"]  # not the next section's
     task = load_task_file(DOCUMENTS_ROOT.parent / "tasks" / "vpc" / "vpc-create-nat-gateway-02.yaml").spec.to_task(DOCUMENTS_ROOT)
@@ -107,9 +111,8 @@ def test_the_other_way_a_page_covers_has_the_cited_forms_counterpart_as_its_alte
                    "add the rule with the rule form instead. For more information, see Add an inbound rule.\n\n"
                    "## Procedure\n\n1. Click the **Inbound** tab, or the **Outbound** tab for an outbound rule.\n"
                    "2. Click **Quick Add**.\n")
-    for name, title in [("in.md", "Add an inbound rule"), ("out.md", "Add an outbound rule"), ("del.md", "Delete an inbound rule")]:
-        _write(tmp_path, name, f"# {title}\n\n## Procedure\n\n1. Click **{title.split()[0]}**.\n")
-    titles.cache_clear()
+    _one_step_pages(tmp_path, [("in.md", "Add an inbound rule"), ("out.md", "Add an outbound rule"),
+                               ("del.md", "Delete an inbound rule")])
     found = references(quick, tmp_path)
     assert found.alternatives == ["Add an inbound rule", "Add an outbound rule"]  # not Delete: the page never says it
     assert found.procedures["Add an outbound rule"] == ["Click **Add**."]
