@@ -62,5 +62,5 @@ def test_a_suite_task_run_carries_the_pages_its_document_cites() -> None:
 
     document, cited = _task_documents("stratus", _suite_task("stratus", "ecs-sg-quick-add-03"))
     assert document and "**Quick Add**" in document[-1]
-    assert cited.alternatives == ["Add an inbound security group rule"]
+    assert cited.alternatives == ["Add an inbound security group rule", "Add an outbound security group rule"]
     assert set(cited.alternatives) < set(cited.procedures)
