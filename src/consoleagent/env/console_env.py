@@ -168,6 +168,7 @@ class ConsoleEnv(gym.Env):
             error = error or _told_refusal(info["refused"])
             info["result"] = episode.history[-1].result = error or "ok"
             observation, timings["observe"] = self._observe(episode, last_error=error)
+            self._raise_fault(episode)  # a response the page was still waiting for may fail while it is observed
         except EnvironmentFault as exc:
             return self._end_with_fault(episode, exc.cause, info)
         except Exception as exc:

@@ -161,8 +161,10 @@ def _serve(page: Any, pattern: str, status: int, body: str, content_type: str) -
     page.route(pattern, lambda route: route.fulfill(status=status, body=body, content_type=content_type))
 
 
-FORM_PAGE = ("<!doctype html><title>form</title><body><button>Save</button><script>"
-             "fetch('/{answer}', {{method: 'POST'}});</script></body>")
+# The Save button is drawn once the POST is answered: the observation that shows it comes after the response,
+# as a console's page that waits for its data does (a busy machine may otherwise observe before the answer)
+FORM_PAGE = ("<!doctype html><title>form</title><body><script>fetch('/{answer}', {{method: 'POST'}}).finally(() => "
+             "{{ document.body.insertAdjacentHTML('beforeend', '<button>Save</button>'); }});</script></body>")
 
 
 def test_a_server_error_the_console_vouches_for_as_a_refusal_is_the_agents_not_an_env_error(
