@@ -399,7 +399,6 @@ def named_by_goal(options: list[str], goal: str) -> str | None:
     return best[0] if len(best) == 1 else None
 
 
-
 # comparison operators as a goal writes them in words ("no two rows have an equal room" for **=**)
 OPERATOR_WORDS = {"=": ("equal", "equals", "the same"), "<>": ("not equal", "different"), "!=": ("not equal", "different"),
                   "<": ("less than", "lower than"), ">": ("greater than", "more than", "higher than"),

@@ -4,9 +4,9 @@ A goal often goes on after the document's operation: "..., and attach it to buil
 "..., then allow inbound TCP port 22 from 10.0.0.0/8 in it with priority 1". The document does not describe
 that operation, but it names the page that does ("For more information, see Attach a data disk."). A
 person who has followed the document to its end reads the rest of the goal, opens that page and follows
-it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it")
-whose words meet one referenced title's words more than any other's (``explore.terms``, function words
-aside) names that procedure. Words of the goal's first clause do not count: they name the document's own
+it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it",
+", <verb> ..." after a command) whose words meet one referenced title's words more than any other's
+(``documents.labels.terms``, function words aside) names that procedure, and each such clause its own. Words of the goal's first clause do not count: they name the document's own
 operation and its object ("once the image is available set its description" shares only "image" with
 "Create an instance from a custom image", which would create an instance nobody asked for). A goal is no
 document to report against, and neither is the page it borrows: discrepancies there are not reported
