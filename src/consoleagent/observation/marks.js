@@ -312,7 +312,9 @@ function __somMark(args) {
     }
     // Fallbacks for unnamed fields: what a person reads next to it, then the column, then `name`.
     if (role === "link" || role === "button" || role === "clickable") return "";
-    return headerForCell(el) || divGridHeader(el) || nearbyLabel(el, shown && shown.box, false) || clean(attr(el, "name"));
+    // Digits alone name nothing: beside a code editor they are its gutter's line numbers.
+    const near = () => { const t = nearbyLabel(el, shown && shown.box, false); return /^[\d\s]+$/.test(t) ? "" : t; };
+    return headerForCell(el) || divGridHeader(el) || near() || clean(attr(el, "name"));
   }
   function description(el) {
     const ids = attr(el, "aria-describedby");
@@ -1045,6 +1047,9 @@ function __somMark(args) {
     if (!invalid) { try { invalid = field.matches(":user-invalid"); } catch (e) { invalid = false; } }
     if (invalid) states.push("invalid");
     if (field.readOnly === true || attr(field, "aria-readonly") === "true") states.push("readonly");
+    // A text field that takes lines of its own (a code editor), told from a one-line box; a native
+    // <textarea> says so by its tag.
+    if (attr(field, "aria-multiline") === "true" && ftag !== "textarea") states.push("multiline");
     if (active === field || active === el) states.push("focused");
     // Context a person uses to tell identical buttons apart.
     const ctx = [];

@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-STATES = ("disabled", "checked", "expanded", "collapsed", "selected", "required", "invalid", "readonly", "focused")
+STATES = ("disabled", "checked", "expanded", "collapsed", "selected", "required", "invalid", "readonly", "multiline", "focused")
 
 
 @dataclass

@@ -290,3 +290,18 @@ def test_settle_is_not_held_by_a_timer_rearmed_forever(som: Any, site: str) -> N
     som.locator("#ticker").click()
     waited = wait_settled(som, tracker, SettleConfig(timers_max_s=0.5))
     assert 0.4 <= waited < 1.5, waited
+
+
+def test_a_code_editor_is_a_multiline_textbox_named_by_no_line_number(som: Any, site: str) -> None:
+    """A CodeMirror-style editor: a contenteditable box of lines after a gutter of line numbers, no label. Its gutter's
+    digits are no name (it was named "91": the gutter's hidden sizing "9" and line "1"); it is a text field in the
+    ``multiline`` state, which a native textarea (a description field) is not; typing into it writes its lines."""
+    som.goto(f"{site}/code_editor.html")
+    snap = snapshot(som)
+    editor = next(m for m in snap.marks if m.role == "textbox" and "multiline" in m.states)
+    assert editor.name == ""
+    assert "multiline" not in by_name(snap, "Description").states and "multiline" not in by_name(snap, "Name").states
+    assert not [m for m in snap.marks if re.fullmatch(r"[\d\s]+", m.name)]
+    act(som, snap, f'type({editor.id}, "NOTIFY widgets_changed")')
+    act(som, snap, f"click({by_name(snap, 'Save').id})")
+    assert som.title() == "saved: NOTIFY widgets_changed"
