@@ -23,7 +23,7 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail"]
+               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail", "editor"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
@@ -81,6 +81,10 @@ _CONDITION = re.compile(r"^(?:\w+\.\s+)?(?:only|available only|applies only|used
 # "set the **Peak Bandwidth** in Mbps", "enter the **Tag Value**": a field a description says to set, and its unit
 _SET_FIELD = re.compile(r"\b(?:set|enter|specify|type)\s+(?:the\s+|a\s+)?" + _BOLD.format("label")
                         + r"(?:\s+in\s+(?P<unit>[A-Za-z]{2,8})\b)?", re.I)
+# "Provide a command in the editor that defines the action", "Specify a SQL conditional expression that returns a
+# boolean value in the editor": a code editor, which has no label, described by what goes into it
+_IN_EDITOR = re.compile(r"\b(?:provide|enter|specify|write|type|add)\s+(?:an?|the|your)\s+(?P<what>[\w -]{2,60}?)\s+"
+                        r"(?:(?:that|which)\s[^.;]*?\s)?in\s+the\s+(?:[\w-]+\s+)?editor\b", re.I)
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
 
@@ -268,4 +272,6 @@ def sentence_instructions(line: str) -> list[Instruction]:
         claim(m, Instruction("click", m.group("label").strip(), text=m.group(0)))
     for m in _OPEN_BY_NAME.finditer(line):
         claim(m, Instruction("open_resource", "", text=m.group(0)))
+    for m in _IN_EDITOR.finditer(line):
+        claim(m, Instruction("editor", m.group("what").strip(), text=m.group(0)))
     return [instruction for _, instruction in sorted(hits, key=lambda hit: hit[0])]

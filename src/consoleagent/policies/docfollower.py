@@ -27,10 +27,12 @@ from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_submit
+from consoleagent.policies.docfollow.editors import editor_mark
 from consoleagent.policies.docfollow.enablers import enabler
 from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
+from consoleagent.policies.docfollow.goal_code import code_from_goal
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
@@ -356,6 +358,24 @@ class DocFollowerPolicy(Detours):
         return self._decide(Action("type", (field.id, ins.value)),
                             f"Step {self.step}: {ins.target!r}'s custom entry: [{field.id}] {field.name!r} = {ins.value!r}.", None)
 
+    def _editor(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """"Provide a command in the editor": the goal's code for it (``code_from_goal``) typed into the page's code
+        editor. A goal that gives none leaves the editor as the console shows it; an editor that already holds
+        the code is done."""
+        code = code_from_goal(ins.target, self.goal)
+        if code is None:
+            self.queue.popleft()
+            return None
+        editor = editor_mark(ins.target, obs.marks)
+        if editor is None:
+            return self._missing(ins, obs, "element_removed")
+        if normalize(code) in normalize(editor.value or ""):
+            self.queue.popleft()
+            return None
+        self.fields_set[(editor.name, editor.context)] = self.step
+        return self._decide(Action("type", (editor.id, code)),
+                            f"Step {self.step}: the {ins.target} in the editor [{editor.id}]: {code!r}.", ins)
+
     def _goal_tail(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The goal's command after the document's procedure (``goal_tail``): clicked in the resource's row once
         enabled, the list refreshed while it is not (the instance still "Stopping"), confirmed when a dialog asks.
@@ -433,6 +453,8 @@ class DocFollowerPolicy(Detours):
             return self._type_in(ins, obs)
         if ins.kind == "tail":
             return self._goal_tail(ins, obs)
+        if ins.kind == "editor":
+            return self._editor(ins, obs)
         if ins.kind in ("check", "uncheck"):
             match = self._find(ins, obs, roles=TOGGLE_ROLES)
             return self._with_match(ins, obs, match, lambda m: self._toggle(ins, m, ins.kind == "check"))

@@ -424,3 +424,42 @@ def test_a_node_that_stays_folded_after_its_children_were_fetched_is_unfolded_ag
     assert (again[0].name, again[0].args) == ("click", (31,)) and "again" in again[1]
     assert [explorer.move(url, folded)[0].name for _ in range(2)] == ["wait", "wait"]
     assert explorer.move(url, folded)[0].args != (31,)  # once only
+
+
+def test_a_code_editor_described_by_what_goes_into_it_gets_the_goals_code() -> None:
+    """"Provide a command in the editor that defines the action" (no label: the editor is an unnamed box of lines):
+    the goal's text after its noun ("the command NOTIFY widgets_changed") is typed into the page's multi-line box,
+    never into a one-line field or a read-only editor; a goal without the noun leaves the editor alone, and an
+    editor that holds the code already is done."""
+    from consoleagent.policies.docfollow.editors import editor_mark
+    from consoleagent.policies.docfollow.goal_code import code_from_goal
+
+    goal = "On the table shop.items, create a widget named w1 that also runs the command NOTIFY widgets_changed."
+    assert [(i.kind, i.target) for i in instructions_from(
+        "Provide a command in the editor that defines the action performed by the widget.")] == [("editor", "command")]
+    assert [(i.kind, i.target) for i in instructions_from(
+        "Specify a SQL conditional expression that returns a boolean value in the editor.")] == [
+        ("editor", "SQL conditional expression")]
+    assert code_from_goal("command", goal) == "NOTIFY widgets_changed"  # the sentence's end, not the dot of shop.items
+    assert code_from_goal("SQL conditional expression", goal) is None
+    assert code_from_goal("SQL conditional expression", "create w2 when the condition `new.id < 0` holds") == "new.id < 0"
+    assert code_from_goal("query", 'save the query "SELECT 1; SELECT 2" as q1.') == "SELECT 1; SELECT 2"
+
+    editor = Mark(71, "textbox", "", states=["multiline", "focused"])
+    shown = [Mark(70, "textbox", "Name", value="w1"), Mark(72, "textbox", "", states=["multiline", "readonly"]), editor]
+    assert editor_mark("command", shown) is editor
+    assert editor_mark("command", [Mark(70, "textbox", "Name"), Mark(73, "textbox", "Comment")]) is None
+
+    policy = DocFollowerPolicy()
+    policy.reset(goal, ["Click the **Commands** tab to continue.",
+                        "Provide a command in the editor that defines the action performed by the widget."])
+    assert act(policy, [Mark(60, "tab", "Commands")] + shown[:2]).args == (60,)
+    typed = act(policy, [Mark(60, "tab", "Commands", states=["selected"])] + shown)
+    assert (typed.name, typed.args) == ("type", (71, "NOTIFY widgets_changed"))
+    done = act(policy, [Mark(60, "tab", "Commands", states=["selected"]), Mark(71, "textbox", "", value="NOTIFY widgets_changed",
+                                                                               states=["multiline"])])
+    assert done.name == "task_complete"
+
+    quiet = DocFollowerPolicy()
+    quiet.reset("create a widget named w2.", ["Provide a command in the editor that defines the action."])
+    assert act(quiet, shown).name == "task_complete"  # the goal gives no command: nothing typed

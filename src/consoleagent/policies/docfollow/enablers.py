@@ -13,19 +13,14 @@ from __future__ import annotations
 from consoleagent.observation.roles import TOGGLE_ROLES
 from consoleagent.observation.types import Mark
 from consoleagent.documents.labels import terms
-from consoleagent.policies.docfollow.goal_fields import stem
+from consoleagent.policies.docfollow.goal_fields import related_words
 
 # words of a switch's label that say what it does, not what it is about (``terms`` drops "use", "the", "a", ...)
 _SWITCH_VERBS = {"enable", "enabled", "allow", "create", "set", "show", "turn", "on"}
-_PREFIX = 5
 
 
 def _subject_words(label: str) -> set[str]:
     return terms(label) - _SWITCH_VERBS
-
-
-def _related(a: str, b: str) -> bool:
-    return stem(a) == stem(b) or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
 
 
 def enabler(field: Mark, marks: list[Mark]) -> Mark | None:
@@ -34,5 +29,5 @@ def enabler(field: Mark, marks: list[Mark]) -> Mark | None:
     own = _subject_words(field.name)
     found = [m for m in marks if m.role in TOGGLE_ROLES and m.id != field.id and m.context == field.context
              and "checked" not in m.states and "disabled" not in m.states
-             and any(_related(a, b) for a in own for b in _subject_words(m.name))]
+             and any(related_words(a, b) for a in own for b in _subject_words(m.name))]
     return found[0] if len(found) == 1 else None

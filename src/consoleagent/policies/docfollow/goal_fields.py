@@ -80,6 +80,15 @@ def stem(word: str) -> str:
     return w
 
 
+_PREFIX = 5
+
+
+def related_words(a: str, b: str) -> bool:
+    """Two words about the same thing: the same stem, or the same first five letters ("deferrable" and
+    "deferred", "condition" and "conditional")."""
+    return stem(a) == stem(b) or (len(a) >= _PREFIX and len(b) >= _PREFIX and a[:_PREFIX] == b[:_PREFIX])
+
+
 def _tokens(goal: str) -> list[str]:
     return _TOKEN.findall(goal or "")
 
