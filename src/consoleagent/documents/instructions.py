@@ -85,6 +85,9 @@ _SET_FIELD = re.compile(r"\b(?:set|enter|specify|type)\s+(?:the\s+|a\s+)?" + _BO
 # boolean value in the editor": a code editor, which has no label, described by what goes into it
 _IN_EDITOR = re.compile(r"\b(?:provide|enter|specify|write|type|add)\s+(?:an?|the|your)\s+(?P<what>[\w -]{2,60}?)\s+"
                         r"(?:(?:that|which)\s[^.;]*?\s)?in\s+the\s+(?:[\w-]+\s+)?editor\b", re.I)
+# "Move the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE** to **No** ...": one sentence, a switch each
+_SWITCH_LIST = re.compile(r"\b(?:switch|toggle|check ?box)(?:es)?\s+(?:next to|beside|for|labelled|labeled)\s+"
+                          r"(?P<labels>\*\*[^*]+\*\*(?:\s*,\s*\*\*[^*]+\*\*)*\s*,?\s+(?:or|and)\s+\*\*[^*]+\*\*)", re.I)
 SAVE_LABELS = ["Save", "OK", "Create", "Submit", "Confirm", "Apply", "Done", "Finish"]
 
 
@@ -119,6 +122,9 @@ class Instruction:
     # address, and set the **Peak Bandwidth** in Mbps"), each with no value yet and the unit the description gives
     reveals: list[Instruction] = field(default_factory=list)
     row_added: bool = False  # fill/choose of a field that is a grid on the page: its row was added for the value
+    # choose of a switch listed with others ("the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE**"):
+    # all their labels, so that a goal's "only the inserts" turns the others off
+    siblings: list[str] = field(default_factory=list)
 
 
 def instructions_from(step_text: str) -> list[Instruction]:
@@ -195,8 +201,21 @@ def line_instructions(line: str) -> list[Instruction]:
         if all(a.target.casefold() in named for a in actions if a.kind == "click" and a not in chosen) or not [
                 a for a in actions if a.kind == "click" and a not in chosen]:
             ins = field_instruction(described)
-            return lead + ([ins] if ins else []) + [a for a in actions if a not in chosen]
+            return lead + (_each_switch(ins, line) if ins else []) + [a for a in actions if a not in chosen]
     return lead + actions
+
+
+def _each_switch(ins: Instruction, line: str) -> list[Instruction]:
+    """A sentence that describes several switches at once ("the switch next to **A**, **B**, or **C**") is one
+    instruction per switch, each knowing the others; any other description is the one instruction."""
+    listed = _SWITCH_LIST.search(line) if ins.kind == "choose" else None
+    if listed is None:
+        return [ins]
+    labels = [label.strip() for label in BOLD.findall(listed.group("labels"))]
+    if ins.target not in labels:
+        return [ins]
+    others = [o for o in ins.options if o not in labels]
+    return [replace(ins, target=label, options=list(others), siblings=list(labels)) for label in labels]
 
 
 def field_instruction(spec: FieldSpec) -> Instruction | None:

@@ -33,7 +33,8 @@ from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
-from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_fields import names as holds_name
+from consoleagent.policies.docfollow.goal_fields import only_one_of, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
@@ -916,6 +917,8 @@ class DocFollowerPolicy(Detours):
         current = (mark.value or "").strip()
         if mark.role in TOGGLE_ROLES:
             on = switch_from_goal(ins.target, self.goal)
+            if on is None and ins.siblings:  # "only the inserts" of INSERT, UPDATE, DELETE, TRUNCATE
+                on = only_one_of(ins.target, ins.siblings, self.goal)
             if on is None:
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None

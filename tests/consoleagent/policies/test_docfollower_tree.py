@@ -463,3 +463,36 @@ def test_a_code_editor_described_by_what_goes_into_it_gets_the_goals_code() -> N
     quiet = DocFollowerPolicy()
     quiet.reset("create a widget named w2.", ["Provide a command in the editor that defines the action."])
     assert act(quiet, shown).name == "task_complete"  # the goal gives no command: nothing typed
+
+
+def test_switches_listed_together_and_a_goal_that_wants_only_one_of_them() -> None:
+    """"Move the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE** to **No** if ...": a switch each,
+    each knowing the others. "publishes only the inserts" keeps INSERT on and turns the other three off; a goal that
+    says "only" of none of them leaves them all as they are. A switch's words spread over the goal do not turn it on
+    ("only the inserts into the table" is not **Only table?**), a stretch of them does ("for all tables")."""
+    from consoleagent.policies.docfollow.goal_fields import only_one_of
+
+    sentence = ("Move the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE** to **No** if you do not "
+                "want to replicate any of these DML operations.")
+    listed = ["INSERT", "UPDATE", "DELETE", "TRUNCATE"]
+    got = instructions_from(sentence)
+    assert [(i.kind, i.target, i.siblings) for i in got] == [("choose", label, listed) for label in listed]
+    goal = "In the database shop, create a gadget named g1 that publishes only the inserts into the table public.orders."
+    assert [only_one_of(label, listed, goal) for label in listed] == [True, False, False, False]
+    assert only_one_of("UPDATE", listed, "create a gadget g2 only for the table public.orders.") is None
+    assert switch_from_goal("Only table?", goal) is None
+    assert switch_from_goal("All tables?", "create a gadget named g3 for all tables.") is True
+
+    policy = DocFollowerPolicy()
+    policy.reset(goal, [sentence])
+    switches = [Mark(80 + k, "switch", label, states=["checked"]) for k, label in enumerate(listed)]
+    assert act(policy, switches) == parse_action("uncheck(81)")  # INSERT stays on
+    switches[1] = Mark(81, "switch", "UPDATE")
+    assert act(policy, switches) == parse_action("uncheck(82)")
+    switches[2] = Mark(82, "switch", "DELETE")
+    assert act(policy, switches) == parse_action("uncheck(83)")
+
+    silent = DocFollowerPolicy()
+    silent.reset("In the database shop, create a gadget named g4.", [sentence])
+    assert act(silent, [Mark(80 + k, "switch", label, states=["checked"]) for k, label in enumerate(listed)]).name \
+        == "task_complete"

@@ -274,9 +274,32 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
     for i, s in enumerate(stems):
         if s == words[0] and i > 0 and stems[i - 1] in _NEGATIONS:
             return False
-    if all(w in stems for w in words):
+    if _together(words, stems):
         return True
     return _given_object(words, stems)
+
+
+def _together(words: list[str], stems: list[str]) -> bool:
+    """Every word of a switch's label in one stretch of the goal ("for all tables" for **All tables?**), not spread
+    over it ("publishes only the inserts into the table" is not **Only table?**): at most two other words
+    between them."""
+    span = len(words) + 2
+    return any(set(words) <= set(stems[i:i + span]) for i, s in enumerate(stems) if s in words)
+
+
+def only_one_of(label: str, listed: list[str], goal: str) -> bool | None:
+    """Of switches listed together (**INSERT**, **UPDATE**, **DELETE**, **TRUNCATE**), a goal's "only the inserts"
+    turns on the one it names and off the others; None when the goal says "only" of none of them."""
+    tokens = [stem(t) for t in _tokens(goal)]
+    named = [stem(w) for w in _label_words(label)]
+    for i, token in enumerate(tokens):
+        if token != "only":
+            continue
+        following = [t for t in tokens[i + 1:i + 4] if t not in ("the", "a", "an", "its", "their")][:1]
+        chosen = [other for other in listed if following and following[0] in [stem(w) for w in _label_words(other)]]
+        if chosen:
+            return named == [stem(w) for w in _label_words(chosen[0])]
+    return None
 
 
 def _given_object(words: list[str], stems: list[str]) -> bool | None:
