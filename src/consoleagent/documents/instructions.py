@@ -125,6 +125,7 @@ class Instruction:
     # choose of a switch listed with others ("the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE**"):
     # all their labels, so that a goal's "only the inserts" turns the others off
     siblings: list[str] = field(default_factory=list)
+    empty_only: bool = False  # fill: the empty field of that name (a row just added below rows already filled)
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

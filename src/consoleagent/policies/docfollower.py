@@ -31,6 +31,7 @@ from consoleagent.policies.docfollow.editors import editor_mark
 from consoleagent.policies.docfollow.enablers import enabler
 from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
+from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
 from consoleagent.policies.docfollow.goal_fields import names as holds_name
@@ -462,6 +463,8 @@ class DocFollowerPolicy(Detours):
         if ins.kind in ("fill", "select", "choose") and self._not_applicable(ins):
             self.queue.popleft()  # "Only for ESSDs" and the goal is an Ultra Disk: a person leaves it alone
             return None
+        if ins.kind == "fill" and ins.empty_only:
+            return self._into_empty_field(ins, obs)
         if ins.kind in ("fill", "select"):
             match = self._find(ins, obs, roles=FIELD_ROLES)
             if match is not None and match.mark.role in TOGGLE_ROLES and not _a_switch_state(ins.value):
@@ -486,6 +489,8 @@ class DocFollowerPolicy(Detours):
                     self.queue.popleft()
                     return None
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
+        if self._more_rows(ins):
+            return None  # the rows for the goal's further items are queued in its place
         if (optional_add(ins, self.goal) or self._adds_row_for_nothing(ins)) and not self._adds_what_was_set(ins):
             self.queue.popleft()  # a row the goal has nothing for
             return None
@@ -861,6 +866,34 @@ class DocFollowerPolicy(Detours):
         set, so it is added whatever the goal says of the row's other cells."""
         named = {normalize(label) for label in bold_labels(ins.sentence or ins.text)} - {normalize(ins.target)}
         return any(normalize(name) in named for (name, _), step in self.fields_set.items() if step == self.step)
+
+    def _more_rows(self, ins: Instruction) -> bool:
+        """"Click the **Add** icon (+) to specify each additional option/value pair" and a goal with a further option:
+        an **Add** and the previous step's fields (the row the page described), valued from that item, for each
+        item after the first (``more_rows``). True when it queued them in place of ``ins``."""
+        if ins.kind != "click" or normalize(ins.target) != "add" or self.step < 2:
+            return False
+        fields = [i for i in instructions_from(self.document[self.step - 2]) if i.kind in ("fill", "select", "choose")]
+        rows = []
+        for item in further_items(ins.sentence or ins.text, self.goal):
+            values = [value_from_goal(f.target, item) for f in fields]
+            if fields and all(values):
+                rows += [Instruction("click", ins.target, text=ins.text)] + [
+                    Instruction("fill", f.target, value, text=f"{f.target}: {value}", empty_only=True)
+                    for f, value in zip(fields, values)]
+        if not rows:
+            return False
+        self.queue.popleft()
+        self.queue.extendleft(reversed(rows))
+        return True
+
+    def _into_empty_field(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The value into the empty field named ``ins.target`` (the last of them: a row just added)."""
+        empty = [m for m in obs.marks if m.role in FIELD_ROLES - TOGGLE_ROLES and normalize(m.name) == normalize(ins.target)
+                 and not (m.value or "").strip() and not {"readonly", "disabled"} & set(m.states)]
+        if not empty:
+            return self._missing(ins, obs, "element_removed")
+        return self._fill(ins, empty[-1])
 
     def _adds_row_for_nothing(self, ins: Instruction) -> bool:
         """``empty_row_add`` over the instructions after the **Add**: the rest of its step, else the next step."""

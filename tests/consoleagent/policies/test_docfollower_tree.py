@@ -496,3 +496,43 @@ def test_switches_listed_together_and_a_goal_that_wants_only_one_of_them() -> No
     silent.reset("In the database shop, create a gadget named g4.", [sentence])
     assert act(silent, [Mark(80 + k, "switch", label, states=["checked"]) for k, label in enumerate(listed)]).name \
         == "task_complete"
+
+
+def test_a_row_for_each_further_item_the_goal_lists() -> None:
+    """"Click the **Add** icon (+) to specify each additional option/value pair" after the step that fills one row:
+    a goal with two options gets a second row, its fields valued from the goal's second option ("option stopwords
+    set to english") and typed into the new, empty fields, never over the first row's. A goal with one option adds
+    no second row."""
+    from consoleagent.policies.docfollow.more_rows import further_items
+
+    document = ["Click the **Add** icon (+) to add an option clause:",
+                "Fill in the fields of **Options**.\na. Specify the name of an option in the **Option** field\n"
+                "b. Provide a value for the option in the **Value** field.",
+                "Click the **Add** icon (+) to specify each additional option/value pair; to discard an option, click the "
+                "trash icon to the left of the row."]
+    goal = "create a gadget named g1 with the option language set to english and the option stopwords set to english."
+    assert further_items(document[2], goal) == ["option stopwords set to english."]
+    assert further_items(document[2], "create a gadget named g2 with the option language set to english.") == []
+    assert further_items("Click **Add** to add a row.", goal) == []
+
+    add = Mark(10, "button", "Add row")
+    first = [Mark(11, "textbox", "Option", value="language"), Mark(12, "textbox", "Value", value="english")]
+    policy = DocFollowerPolicy()
+    policy.reset(goal, document)
+    assert act(policy, [add]) == parse_action("click(10)")
+    assert act(policy, [add, Mark(11, "textbox", "Option"), Mark(12, "textbox", "Value")]) == parse_action('type(11, "language")')
+    assert act(policy, [add, first[0], Mark(12, "textbox", "Value")]) == parse_action('type(12, "english")')
+    assert act(policy, [add, *first]) == parse_action("click(10)")  # the second option's row
+    second = [Mark(13, "textbox", "Option"), Mark(14, "textbox", "Value")]
+    assert act(policy, [add, *first, *second]) == parse_action('type(13, "stopwords")')
+    assert act(policy, [add, *first, Mark(13, "textbox", "Option", value="stopwords"), second[1]]) \
+        == parse_action('type(14, "english")')
+    done = [add, *first, Mark(13, "textbox", "Option", value="stopwords"), Mark(14, "textbox", "Value", value="english")]
+    assert act(policy, done).name == "task_complete"
+
+    one = DocFollowerPolicy()
+    one.reset("create a gadget named g2 with the option language set to english.", document)
+    assert act(one, [add]) == parse_action("click(10)")
+    assert act(one, [add, Mark(11, "textbox", "Option"), Mark(12, "textbox", "Value")]) == parse_action('type(11, "language")')
+    assert act(one, [add, first[0], Mark(12, "textbox", "Value")]) == parse_action('type(12, "english")')
+    assert act(one, [add, *first]).name == "task_complete"
