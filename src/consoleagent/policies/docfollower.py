@@ -34,8 +34,7 @@ from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
 from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
-from consoleagent.policies.docfollow.goal_fields import names as holds_name
-from consoleagent.policies.docfollow.goal_fields import only_one_of, switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field

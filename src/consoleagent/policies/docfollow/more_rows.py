@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from consoleagent.documents.labels import singular
 # "to specify each additional option/value pair", "to add another token": the noun is what is counted
 _EACH_MORE = re.compile(r"\b(?:each\s+additional|each\s+further|another|additional)\s+(?P<noun>[A-Za-z]+)", re.I)
 
@@ -22,7 +23,7 @@ def further_items(sentence: str, goal: str) -> list[str]:
     found = _EACH_MORE.search(sentence or "")
     if found is None:
         return []
-    noun = found.group("noun").casefold().removesuffix("s")
+    noun = singular(found.group("noun").casefold())
     starts = [m.start() for m in re.finditer(rf"\b{re.escape(noun)}s?\b", goal or "", re.I)]
     ends = starts[1:] + [len(goal)]
     return [goal[start:end].strip() for start, end in zip(starts, ends)][1:]
