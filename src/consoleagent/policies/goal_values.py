@@ -15,7 +15,7 @@ import ipaddress
 import itertools
 import re
 
-from consoleagent.policies.docfollow.goal_fields import goal_identifiers, stem
+from consoleagent.policies.docfollow.goal_fields import goal_identifiers, root, stem
 from consoleagent.policies.docfollow.goal_fields import names as names_whole
 
 SHAPES = [
@@ -236,11 +236,11 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     than one is named."""
     if len(options) < 2:
         return None
-    goal_words = {stem(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}
+    goal_words = {root(w) for w in re.findall(r"[a-z0-9]+", goal.casefold())}  # "a disabled trigger" names **Disable**
     # "**Online (the instance keeps running)**": a choice's explanation in brackets rarely stands in the goal, so
     # its name before the brackets is tried when the whole text names none
     for texts in (options, [o.split("(")[0] or o for o in options]):
-        words = [{stem(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in texts]
+        words = [{root(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in texts]
         shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
         named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
         if named:
@@ -256,7 +256,7 @@ def left_unchanged(label: str, goal: str) -> bool:
     """Whether the goal says to leave this field as it is: "without changing their names" for *Instance
     Name*; "keep the description" for *Description*."""
     def roots(text: str) -> set[str]:
-        return {stem(w).rstrip("e") for w in re.findall(r"[a-z]+", text.casefold())} - {"instanc", "resourc", "th"}
+        return {root(w) for w in re.findall(r"[a-z]+", text.casefold())} - {"instanc", "resourc", "the"}
 
     return any(roots(m.group("what")) & roots(label) for m in _UNCHANGED.finditer(goal or ""))
 

@@ -536,3 +536,24 @@ def test_a_row_for_each_further_item_the_goal_lists() -> None:
     assert act(one, [add, Mark(11, "textbox", "Option"), Mark(12, "textbox", "Value")]) == parse_action('type(11, "language")')
     assert act(one, [add, first[0], Mark(12, "textbox", "Value")]) == parse_action('type(12, "english")')
     assert act(one, [add, *first]).name == "task_complete"
+
+
+def test_a_choice_named_by_its_participle() -> None:
+    """"create a disabled event trigger" names the choice **Disable** of **Enable**, **Disable**, **Replica** (the
+    stems "disabl" and "disable" differed, and the field kept the console's Enable); "tables" and "table" meet."""
+    from consoleagent.policies.docfollow.goal_fields import root
+    from consoleagent.policies.goal_values import option_in_goal
+
+    options = ["Enable", "Disable", "Replica"]
+    assert option_in_goal(options, "In the database shop, create a disabled gadget named g1.") == "Disable"
+    assert option_in_goal(options, "In the database shop, create a gadget named g1 enabled on replicas.") is None
+    assert option_in_goal(options, "In the database shop, create a gadget named g1.") is None
+    assert root("tables") == root("table") and root("the") == "the" and root("use") == "use"
+
+    policy = DocFollowerPolicy()
+    policy.reset("In the database shop, create a disabled gadget named g1.",
+                 ["Select a value from the drop down of **Trigger Enabled** field to specify a status for the trigger: "
+                  "**Enable** **Disable**, **Replica** Always."])
+    field = Mark(40, "combobox", "Trigger enabled?", value="Enable", tag="input")
+    typed = act(policy, [field])
+    assert (typed.name, typed.args) == ("type", (40, "Disable"))

@@ -80,6 +80,13 @@ def stem(word: str) -> str:
     return w
 
 
+def root(word: str) -> str:
+    """``stem`` without a final "e", so that "disabled" and "disable", "tables" and "table" meet: for comparing two
+    texts' words with each other (the word lists of this module are compared with stems)."""
+    w = stem(word)
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
 _PREFIX = 5
 
 
