@@ -874,7 +874,7 @@ class DocFollowerPolicy(Detours):
             return False
         fields = [i for i in instructions_from(self.document[self.step - 2]) if i.kind in ("fill", "select", "choose")]
         rows = []
-        for item in further_items(ins.sentence or ins.text, self.goal):
+        for item in further_items(ins.sentence or ins.text, self.goal, fields[0].target if fields else ""):
             values = [value_from_goal(f.target, item) for f in fields]
             if fields and all(values):
                 rows += [Instruction("click", ins.target, text=ins.text)] + [

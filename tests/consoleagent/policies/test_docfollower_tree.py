@@ -514,6 +514,10 @@ def test_a_row_for_each_further_item_the_goal_lists() -> None:
     assert further_items(document[2], goal) == ["option stopwords set to english."]
     assert further_items(document[2], "create a gadget named g2 with the option language set to english.") == []
     assert further_items("Click **Add** to add a row.", goal) == []
+    # "each additional pair" says a row, not what is in it: the row's first field ("Option") is what is counted
+    pair = "Click the **Add** icon (+) to specify each additional pair; to discard an option, click the trash icon."
+    assert further_items(pair, goal, "Option") == ["option stopwords set to english."]
+    assert further_items(pair, goal) == []
 
     add = Mark(10, "button", "Add row")
     first = [Mark(11, "textbox", "Option", value="language"), Mark(12, "textbox", "Value", value="english")]
