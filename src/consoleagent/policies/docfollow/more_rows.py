@@ -5,7 +5,8 @@ to specify each additional option/value pair". A goal that names two options ("t
 to english and the option stopwords set to english") needs one more row for each option after the
 first. Each further item is the goal's text from its noun on, up to the next ("option stopwords set to
 english"): the new row's fields read their values from it, as the first row's read theirs from the
-whole goal (where the first item comes first).
+whole goal (where the first item comes first). "each additional pair" names only a row: then what the
+row's first field names (**Option**) is counted.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from __future__ import annotations
 import re
 
 from consoleagent.documents.labels import singular
+
 # "to specify each additional option/value pair", "to add another token": the noun is what is counted
 _EACH_MORE = re.compile(r"\b(?:each\s+additional|each\s+further|another|additional)\s+(?P<noun>[A-Za-z]+)", re.I)
-
-
 # nouns that say a row, not what is in it: "each additional pair" counts what the row's first field names
 _ROW_WORDS = {"pair", "row", "entry", "item", "set", "one", "line", "clause"}
 
