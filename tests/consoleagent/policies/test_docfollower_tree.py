@@ -480,6 +480,8 @@ def test_switches_listed_together_and_a_goal_that_wants_only_one_of_them() -> No
     goal = "In the database shop, create a gadget named g1 that publishes only the inserts into the table public.orders."
     assert [only_one_of(label, listed, goal) for label in listed] == [True, False, False, False]
     assert only_one_of("UPDATE", listed, "create a gadget g2 only for the table public.orders.") is None
+    both = "create a gadget g5 that publishes only the inserts and updates of the table public.orders."
+    assert [only_one_of(label, listed, both) for label in listed] == [True, True, False, False]
     assert switch_from_goal("Only table?", goal) is None
     assert switch_from_goal("All tables?", "create a gadget named g3 for all tables.") is True
 

@@ -296,16 +296,22 @@ def _together(words: list[str], stems: list[str]) -> bool:
 
 def only_one_of(label: str, listed: list[str], goal: str) -> bool | None:
     """Of switches listed together (**INSERT**, **UPDATE**, **DELETE**, **TRUNCATE**), a goal's "only the inserts"
-    turns on the one it names and off the others; None when the goal says "only" of none of them."""
-    tokens = [stem(t) for t in _tokens(goal)]
-    named = [stem(w) for w in _label_words(label)]
+    (or "only the inserts and updates") turns on the ones it names and off the others; None when the goal says
+    "only" of none of them."""
+    tokens = [root(t) for t in _tokens(goal)]  # "updates" is **UPDATE**
     for i, token in enumerate(tokens):
         if token != "only":
             continue
-        following = [t for t in tokens[i + 1:i + 4] if t not in ("the", "a", "an", "its", "their")][:1]
-        chosen = [other for other in listed if following and following[0] in [stem(w) for w in _label_words(other)]]
+        chosen: list[str] = []
+        for word in tokens[i + 1:]:
+            if word in ("the", "a", "an", "its", "their", "and", "or"):
+                continue
+            named = [other for other in listed if word in [root(w) for w in _label_words(other)]]
+            if not named:
+                break
+            chosen += named
         if chosen:
-            return named == [stem(w) for w in _label_words(chosen[0])]
+            return label in chosen
     return None
 
 
