@@ -30,7 +30,7 @@ from consoleagent.policies.docfollow.detours import Detours, whole_path, wizard_
 from consoleagent.policies.docfollow.editors import editor_mark
 from consoleagent.policies.docfollow.enablers import enabler
 from consoleagent.policies.docfollow.explore import Explorer
-from consoleagent.policies.docfollow.marks import Match, find_mark, names_in
+from consoleagent.policies.docfollow.marks import Match, editable, empty_field, find_mark, names_in
 from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
@@ -351,7 +351,7 @@ class DocFollowerPolicy(Detours):
         self.queue.popleft()
         at = next((k for k, m in enumerate(obs.marks) if m.role in CHOICE_ROLES and normalize(m.name) == normalize(ins.target)), None)
         after = obs.marks[at + 1:] if at is not None else []
-        field = next((m for m in after if m.role in TEXT_ROLES and not {"readonly", "disabled"} & set(m.states)), None)
+        field = next((m for m in after if m.role in TEXT_ROLES and editable(m)), None)
         if field is None:
             return self._report("element_removed", f"a text field for {ins.target!r}'s custom entry",
                                 "no editable text field after the list", ins, done=False)
@@ -888,8 +888,7 @@ class DocFollowerPolicy(Detours):
 
     def _into_empty_field(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The value into the empty field named ``ins.target`` (the last of them: a row just added)."""
-        empty = [m for m in obs.marks if m.role in FIELD_ROLES - TOGGLE_ROLES and normalize(m.name) == normalize(ins.target)
-                 and not (m.value or "").strip() and not {"readonly", "disabled"} & set(m.states)]
+        empty = [m for m in obs.marks if empty_field(m) and normalize(m.name) == normalize(ins.target)]
         if not empty:
             return self._missing(ins, obs, "element_removed")
         return self._fill(ins, empty[-1])

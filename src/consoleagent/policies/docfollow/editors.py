@@ -12,12 +12,12 @@ from __future__ import annotations
 from consoleagent.documents.labels import terms
 from consoleagent.observation.roles import TEXT_ROLES
 from consoleagent.observation.types import Mark
+from consoleagent.policies.docfollow.marks import editable
 
 
 def editor_mark(what: str, marks: list[Mark]) -> Mark | None:
     """The editable code editor for ``what`` ("command") on the page, or None when the page shows none."""
-    editors = [m for m in marks if m.role in TEXT_ROLES and "multiline" in m.states
-               and not {"readonly", "disabled"} & set(m.states)]
+    editors = [m for m in marks if m.role in TEXT_ROLES and "multiline" in m.states and editable(m)]
     wanted = terms(what)
     for preferred in ([m for m in editors if terms(m.name) & wanted], [m for m in editors if "focused" in m.states],
                       editors):

@@ -6,11 +6,11 @@ that operation, but it names the page that does ("For more information, see Atta
 person who has followed the document to its end reads the rest of the goal, opens that page and follows
 it too. So does the follower: a clause after the goal's first ("then ...", ", and ...", "and <verb> it",
 ", <verb> ..." after a command) whose words meet one referenced title's words more than any other's
-(``documents.labels.terms``, function words aside) names that procedure, and each such clause its own. Words of the goal's first clause do not count: they name the document's own
-operation and its object ("once the image is available set its description" shares only "image" with
-"Create an instance from a custom image", which would create an instance nobody asked for). A goal is no
-document to report against, and neither is the page it borrows: discrepancies there are not reported
-(``DocFollowerPolicy._report``).
+(``documents.labels.terms``, function words aside) names that procedure, and each such clause its own.
+Words of the goal's first clause do not count: they name the document's own operation and its object
+("once the image is available set its description" shares only "image" with "Create an instance from a
+custom image", which would create an instance nobody asked for). A goal is no document to report against,
+and neither is the page it borrows: discrepancies there are not reported (``DocFollowerPolicy._report``).
 
 Measured on the training split: three tasks ended at the document's last step, the disk never attached, the
 rule never added, the EIP never associated; and a goal of two further operations ("..., associate the EIP

@@ -10,9 +10,9 @@ document names, and saving the object without its table.
 from __future__ import annotations
 
 from consoleagent.documents.labels import normalize
-from consoleagent.observation.roles import FIELD_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark
 from consoleagent.documents.labels import singular
+from consoleagent.policies.docfollow.marks import empty_field
 
 ADD_ROW_LABELS = frozenset({"add row", "add new row", "add"})
 _BESIDE = 3  # how many marks either side of the add button may be its grid's header or first row
@@ -53,7 +53,6 @@ def new_row_field(label: str, add: Mark, marks: list[Mark]) -> Mark | None:
     if start is None:
         return None
     for mark in marks[start + 1:]:
-        if (mark.role in FIELD_ROLES - TOGGLE_ROLES and not (mark.value or "").strip()
-                and not {"readonly", "disabled"} & set(mark.states) and _header_names(mark.name, column)):
+        if empty_field(mark) and _header_names(mark.name, column):
             return mark
     return None

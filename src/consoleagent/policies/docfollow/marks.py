@@ -13,11 +13,21 @@ from dataclasses import dataclass
 from typing import Literal
 
 from consoleagent.documents.labels import FUZZY_RATIO, normalize, words_kept_in_order
-from consoleagent.observation.roles import FIELD_ROLES
+from consoleagent.observation.roles import FIELD_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import whole_name
 
 FUZZY_OVERLAP = 0.6
+
+
+def editable(mark: Mark) -> bool:
+    """A field a person can type into now: neither disabled nor read-only."""
+    return not {"readonly", "disabled"} & set(mark.states)
+
+
+def empty_field(mark: Mark) -> bool:
+    """An editable field with nothing in it yet (a switch is never empty): where a new row's value goes."""
+    return mark.role in FIELD_ROLES - TOGGLE_ROLES and not (mark.value or "").strip() and editable(mark)
 
 
 @dataclass
