@@ -8,6 +8,9 @@ options listed after typing). The names are generic; nothing here is specific to
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.documents.labels import singular, terms
@@ -304,6 +307,39 @@ def test_of_links_named_alike_the_search_opens_the_one_in_the_goals_row_first() 
     assert action.args == (11,), why
     other = Explorer("Unassociate", goal=goal.replace("tmp-rt", "main-rt"), rows=["main-rt", "search-vpc", "vpc-9"])
     assert other.move("http://console.test/vpc/route-tables", marks)[0].args == (10,)
+
+
+def test_the_resources_own_tab_is_read_before_a_link_leaves_its_page() -> None:
+    """"Detach the widgets of this basket first", on the basket's own page: its **Attached widgets** tab lists them;
+    the navigation's **Widgets** link, named closer to "widgets", lists every widget in the region. Measured while
+    verifying a route table's deletion: the search left for the vSwitch list and came back only by chance."""
+    marks = [Mark(1, "link", "Widgets", context='section "Navigation"'), Mark(2, "link", "Overview"),
+             Mark(3, "tab", "Attached widgets 1"), Mark(4, "tab", "Basic information")]
+    explorer = Explorer("Detach", goal="widgets")
+    url = "http://console.test/shop/baskets/bsk-4kq9z0c2m7w1x8y3p"
+    assert explorer.move(url, marks)[0].args == (3,)
+    assert explorer.move(url, marks)[0].args == (1,)  # the tab tried: then the link
+
+
+_BASE36 = "abcdefghijklmnopqrstuvwxyz0123456789"
+random_part = st.builds(lambda tail, digit: tail + digit, st.text(_BASE36, min_size=16, max_size=16), st.sampled_from("0123456789"))
+
+
+def _opened(first: str, second: str) -> tuple:
+    """What a search for "Unassociate the vSwitches ... first" opens on a vSwitch list: a link to another list, or a
+    row's link to a route table (named by its id)."""
+    marks = [Mark(1, "link", "VPCs"), Mark(2, "link", "Overview"),
+             Mark(3, "link", f"vtb-{first}", context=f"row: web-vsw vsw-{second} | Available | vpc-{second}")]
+    return Explorer("Unassociate", goal="vSwitches").move("http://console.test/vpc/vswitches", marks)[0].args
+
+
+@settings(max_examples=25, deadline=None)
+@given(first=random_part, second=random_part)
+def test_which_link_the_search_opens_never_turns_on_the_letters_of_an_id(first: str, second: str) -> None:
+    """Cloud-style ids are random after their type's prefix. The encoder once read them whole, so a link named by
+    an id scored above or below **VPCs** as the ids of a run happened to fall, and one task passed or failed from
+    run to run. Now the choice is the same whatever the ids."""
+    assert _opened(first, second) == _opened("0" * 17, "1" * 17)
 
 
 def test_a_menu_groups_button_and_the_link_named_like_it_are_two_places_to_look() -> None:

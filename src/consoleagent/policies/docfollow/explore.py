@@ -52,6 +52,11 @@ UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|de
 _TITLE_PARTS = re.compile(r"\s+[·|—–-]\s+")
 _EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
 _COUNT = re.compile(r"\s*\(\d+\)\s*$")
+# A cloud-style resource id ("vtb-yqptri1sas6oq243s"): a type's prefix, then random characters. The encoder reads the
+# prefix alone, so which link the search opens never turns on the letters an id happened to get (measured as a search
+# for "Unassociate" that passed or failed the same task from run to run, as the ids changed).
+_RANDOM_ID = re.compile(r"\b([a-z]{1,6})-(?=[a-z]*\d)[a-z0-9]{10,}\b")
+ON_THIS_PAGE = 0.5  # a tab at least this close in meaning is opened before any link leaves the page
 
 
 _VIEW_PARAMS = {"sort", "order", "page", "page_size", "field"}  # the same list sorted or paged: the same page
@@ -327,9 +332,9 @@ class Explorer:
     def _best(self, marks: list[Mark]) -> tuple[Mark, float] | None:
         if not marks:
             return None
-        labels = [m.name for m in marks]
+        labels = [without_ids(m.name) for m in marks]
         encoder = get_encoder()
-        wanted = [q for q in (self.target, self.goal) if q]
+        wanted = [without_ids(q) for q in (self.target, self.goal) if q]
         graded = [max(s) for s in zip(*(encoder.similarities(q, labels) for q in wanted))] if wanted else [0.0] * len(marks)
         acronyms = {a for q in wanted for a in _ACRONYM.findall(q)}
         graded = [max(g, ACRONYM_SCORE) if any(spells(a, n) for a in acronyms) else g for g, n in zip(graded, labels)]
@@ -338,9 +343,18 @@ class Explorer:
         # is by role and name; measured as a walk through another route table's page). Scores within 0.01 are alike: one
         # name encoded in one batch scores differently in its last digits from row to row.
         in_goal_row = [sum(len(self.rows) - k for k, r in enumerate(self.rows) if names(m.context, r)) for m in marks]
-        order = max(range(len(marks)), key=lambda i: (round(graded[i], 2), in_goal_row[i], marks[i].in_viewport, -i))
+        # a person reads the page they are on before leaving it: a tab close to what is sought (the resource's own
+        # **Associated vSwitches** when its vSwitches are to be unassociated) comes before a navigation link named
+        # closer (**vSwitches**, every vSwitch in the region)
+        stays = [m.role == "tab" and g >= ON_THIS_PAGE for m, g in zip(marks, graded)]
+        order = max(range(len(marks)), key=lambda i: (stays[i], round(graded[i], 2), in_goal_row[i], marks[i].in_viewport, -i))
         return (marks[order], graded[order]) if graded[order] >= MIN_SCORE else None
 
+
+
+def without_ids(text: str) -> str:
+    """The text as the encoder should read it: each cloud-style resource id reduced to its type's prefix."""
+    return _RANDOM_ID.sub(r"\1", text)
 
 
 def spells(acronym: str, name: str) -> bool:
