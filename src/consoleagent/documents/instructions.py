@@ -23,7 +23,7 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail", "editor"]
+               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail", "editor", "row_action"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")
@@ -126,6 +126,7 @@ class Instruction:
     # all their labels, so that a goal's "only the inserts" turns the others off
     siblings: list[str] = field(default_factory=list)
     empty_only: bool = False  # fill: the empty field of that name (a row just added below rows already filled)
+    tried: list[str] = field(default_factory=list)  # row_action (value: the list's URL): entries opened already
 
 
 def instructions_from(step_text: str) -> list[Instruction]:

@@ -119,6 +119,7 @@ class DocFollowerPolicy(Detours):
         self._taken_options: set[str] = set()  # options ``_offered`` chose: a goal's word is one field's value
         self._page: Observation | None = None  # the observation being decided on
         self.enabled: set[tuple[str, str]] = set()  # (name, context) of disabled fields whose switch was turned on
+        self.row_way: tuple[bool, str] | None = None  # a batch done row by row: (on the resource's page?, the entry)
 
     def act(self, observation: Observation) -> Decision:
         self._page = observation
@@ -446,6 +447,8 @@ class DocFollowerPolicy(Detours):
             return self._choose(ins, obs)
         if ins.kind == "rows":
             return self._select_rows(ins, obs)
+        if ins.kind == "row_action":
+            return self._row_action(ins, obs)
         if ins.kind == "pick":
             return self._pick(ins, obs)
         if ins.kind == "offered":
@@ -539,6 +542,8 @@ class DocFollowerPolicy(Detours):
             if renamed is None and ins.kind == "click" and not self._clicks_after(ins):
                 renamed = wizard_submit(obs)  # "click **Create Order**" on a wizard's last page: its one submit button
             if renamed is None:
+                if ins.scrolled:
+                    self._each_row_instead(ins, obs)  # a batch button gone: each row's own entry (queued after the report)
                 return self._missing(ins, obs, "element_removed")
             match = Match(renamed, "fuzzy", 0.5)
         if match.quality == "fuzzy" and ins.alias is None:

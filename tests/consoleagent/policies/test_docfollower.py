@@ -723,6 +723,51 @@ def test_without_check_boxes_the_batch_is_reported_removed_and_done_one_row_at_a
         "scroll", "report_discrepancy", "task_unachievable"]
 
 
+def test_a_batch_button_gone_is_done_for_each_row_from_the_resources_own_entry() -> None:
+    """A release removed **Batch Edit** above the list. The follower reported it and stopped (INCONCLUSIVE in
+    verification) where a person edits each resource: the row's **More** menu has **Rename**, whose dialog lacks
+    the description, so they close it and use the same entry on the resource's own page; the next row goes straight
+    there. **Delete**, in the same menu, is never opened for an edit."""
+    goal = 'Set the description of the gadgets gad-a1, gad-b2 to "Shelf two" without changing their names.'
+    policy = follower(["Select the check boxes of the gadgets.", "Above the list, click **Batch Edit**.",
+                       "In the **Description** field, enter the new description.", "Click **Save**."], goal)
+
+    def rows(checked: tuple[str, ...] = ("gad-a1", "gad-b2"), menu: str = "") -> list[Mark]:
+        marks = []
+        for k, name in enumerate(["gad-a1", "keep-c3", "gad-b2"]):
+            row = f"row: {name} | Ready"
+            box = Mark(10 * k + 1, "checkbox", f"Select {name}", context=row, states=["checked"] if name in checked else [])
+            marks += [box, Mark(10 * k + 2, "link", name, context=row), Mark(10 * k + 3, "button", "More", context=row)]
+            if name == menu:
+                marks += [Mark(10 * k + 4, "menuitem", "Rename", context=row), Mark(10 * k + 5, "menuitem", "Delete", context=row)]
+        return marks
+
+    def dialog(*fields: str) -> list[Mark]:
+        return [*(Mark(90 + k, "textbox", f, context='dialog "Edit"') for k, f in enumerate(fields)),
+                Mark(99, "button", "Save", context='dialog "Edit"')]
+
+    own = [Mark(50, "button", "Refresh"), Mark(51, "button", "More")]
+    own_menu = [*own, Mark(52, "menuitem", "Rename"), Mark(53, "menuitem", "Delete")]
+    assert [policy.act(page("/gadgets", rows(checked))).action for checked in ((), ("gad-a1",))] == ["check(1)", "check(21)"]
+    assert policy.act(page("/gadgets", rows())).action == 'scroll("down")'
+    report = parse_action(policy.act(page("/gadgets", rows())).action)
+    assert report.name == "report_discrepancy" and report.args[:2] == (2, "element_removed")
+    steps = [("/gadgets", rows()), ("/gadgets", rows(menu="gad-a1")), ("/gadgets", dialog("Gadget Name")),
+             ("/gadgets", rows()), ("/gadgets", rows(menu="gad-a1")),
+             ("/gadgets/gad-a1", own), ("/gadgets/gad-a1", own_menu), ("/gadgets/gad-a1", dialog("Gadget Name", "Description")),
+             ("/gadgets/gad-a1", dialog("Gadget Name", "Description")),
+             ("/gadgets/gad-a1", own), ("/gadgets", rows()),
+             ("/gadgets/gad-b2", own), ("/gadgets/gad-b2", own_menu), ("/gadgets/gad-b2", dialog("Gadget Name", "Description")),
+             ("/gadgets/gad-b2", dialog("Gadget Name", "Description"))]
+    assert [policy.act(page(url, marks)).action for url, marks in steps] == [
+        "click(3)", "click(4)", 'press("Escape")',  # the row's Rename has no Description: closed
+        "click(3)", "click(2)",  # its menu again: nothing else but Delete; the gadget's own page
+        "click(51)", "click(52)", 'type(91, "Shelf two")', "click(99)",
+        'goto("http://console.test/gadgets")', "click(22)",  # the next row straight to its own page
+        "click(51)", "click(52)", 'type(91, "Shelf two")', "click(99)"]
+    assert parse_action(policy.act(page("/gadgets/gad-b2", own)).action).name == "task_complete"
+
+
 def test_a_field_the_goal_says_to_leave_as_it_is_is_left_alone() -> None:
     from consoleagent.policies.goal_values import left_unchanged
 

@@ -6,6 +6,8 @@ Each one is what a careful person does, and says what changed when the document 
   done, for the goal's resource only and only when it undoes something (never a deletion);
 - a wizard whose steps come in another order is followed in the console's order (``step_order_changed``);
 - a batch selection whose check boxes are gone is done one row at a time (``element_removed``);
+- a batch button gone once the goal's rows are selected ("Batch Modify") is done for each row from that row's own
+  entry, the one whose dialog holds what the document sets next (``element_removed``);
 - an action gone from the goal row's menu is looked for on the resource's own page (``element_removed``);
 - a form that says the resource already exists, when the goal says to replace it, gets the old one
   deleted first and is filled again;
@@ -30,11 +32,14 @@ from typing import Any
 from consoleagent.actions.spec import Action
 from consoleagent.documents.instructions import SAVE_LABELS, Instruction, instructions_from
 from consoleagent.documents.labels import BOLD, normalize
-from consoleagent.observation.roles import TEXT_ROLES
+from consoleagent.observation.roles import FIELD_ROLES, TEXT_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
+from consoleagent.policies.docfollow.explore import UNSAFE
+from consoleagent.policies.docfollow.goal_fields import names
 from consoleagent.policies.docfollow.marks import find_mark, names_in
 from consoleagent.policies.docfollow.rows import acted_on, row_boxes
+from consoleagent.policies.docfollow.semantic import canonical, scores
 
 # "Disassociate the EIPs of this NAT gateway first", "Disassociate the EIP before releasing it": what to do
 # before the disabled action; done only for verbs that undo something
@@ -59,6 +64,11 @@ _ONLY_STATE = re.compile(r"^only\s+(?:an?\s+)?(?:available|detached|unattached|u
 _MOVE = re.compile(r"\bfrom\s+(?:the\s+)?[\w .-]+?\s+to\s+(?:the\s+)?[\w .-]+", re.I)
 # "use the custom route table erp-new-rt instead of erp-vpc-legacy-rt": what the goal's resource leaves
 _INSTEAD_OF = re.compile(r"\binstead of\s+(?:the\s+)?(?:[a-z][\w ]*?\s+)?(?P<name>[\w.-]*\w)", re.I)
+# "Batch Modify", "Delete in batches": what the batch button does, which each row's own entry does to that row
+_BATCH_WORDS = re.compile(r"\b(?:batch|bulk|in batches|multiple|several)\b", re.I)
+MAX_ROW_ENTRIES = 3  # entries of a row (then of its resource's page) opened, closest first, for the document's dialog
+_SETS_A_FIELD = {"fill", "select", "choose", "check", "uncheck", "type_in", "editor"}
+MIN_ENTRY_SCORE = 0.3  # an entry less close to the action is not worth opening
 _NOT_SUBMIT = re.compile(r"^(?:previous|back|cancel|close|edit\b|dismiss)", re.I)
 
 
@@ -78,6 +88,25 @@ def instead_of(goal: str, names: list[str]) -> str | None:
     """The resource the goal moves away from ("... instead of erp-vpc-legacy-rt"), when it is one the goal names."""
     found = _INSTEAD_OF.search(goal)
     return found.group("name") if found and found.group("name") in names else None
+
+
+def for_one(action: str) -> str:
+    """What a batch button does to each row: "Batch Modify" → "Modify"."""
+    return " ".join(_BATCH_WORDS.sub(" ", action).split()) or action
+
+
+def row_entries(action: str, marks: list[Mark], row: str, tried: list[str]) -> list[Mark]:
+    """The entries that may do ``action`` to the resource ``row``: that row's buttons (with no row, the page's own:
+    the resource's page) and the open menu's entries, closest in meaning first (``semantic.scores``: actions only),
+    none tried yet and none that ends or removes something unless the action does ("Release" for "Modify" never;
+    "Release" for "Delete", yes)."""
+    undoing = bool(UNSAFE.search(canonical(action)))
+    options = [m for m in marks if m.name.strip() and m.name not in tried and "disabled" not in m.states
+               and (m.role == "menuitem" or (m.role == "button" and (names(m.context, row) if row else not m.context.startswith("row"))))
+               and "dialog" not in m.context and not re.match(r"more\b", m.name, re.I)
+               and (undoing or not UNSAFE.search(canonical(m.name)))]
+    graded = zip(scores(action, [m.name for m in options]), range(len(options)), options)
+    return [m for score, _, m in sorted(graded, key=lambda g: (-g[0], g[1])) if score >= MIN_ENTRY_SCORE]
 
 
 def first_to_do(reason: str) -> re.Match[str] | None:
@@ -115,6 +144,9 @@ class Detours:
     values: Any
     _decide: Any
     _missing: Any
+    _end: Any
+    _not_applicable: Any
+    row_way: tuple[bool, str] | None
     _with_goal_values: Any
 
     def _wizard_order(self, obs: Observation) -> Decision | None:
@@ -168,6 +200,66 @@ class Detours:
         self.queue = deque([rows, *plan])
         self.pending = []
         return True
+
+    def _each_row_instead(self, ins: Instruction, obs: Observation) -> bool:
+        """A batch button is gone after the goal's rows were selected ("Above the list, click **Batch Modify**"). A
+        person does it to each resource from its own row, as a console's release notes say ("rename instances one
+        at a time from the row's More menu"): that row's entry for the action (``row_action``), then the rest of
+        the document in the dialog it opens, row after row. False when the goal names no row or nothing follows."""
+        rest = self._ahead(ins, valued=True)
+        rows = [n for n in acted_on(self.goal) if any(m.context.startswith("row") and names(m.context, n) for m in obs.marks)]
+        if not self.batch or ins.per_row or ins.kind != "click" or not rest or not rows:
+            return False
+        plan = [step for row in rows for step in (Instruction("row_action", for_one(ins.target), obs.url, row=row, text=ins.text),
+                                                  *(replace(i, per_row=True) for i in rest))]
+        self.queue = deque([ins, *plan])  # the report of the gone button takes ``ins`` off
+        self.pending = []
+        self.batch = False
+        return True
+
+    def _row_action(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """Open the resource's own entry for the action (``_each_row_instead``): the row's buttons and its **More**
+        menu's entries, the closest in meaning first; then, none left, the same on the resource's own page (its
+        link in the row). The dialog opened must hold the field the document sets next; else it is closed (Escape)
+        and the next entry opened, ``MAX_ROW_ENTRIES`` at most in each place. The next rows go where this one's
+        entry was found (``row_way``). Nowhere: the follower stops."""
+        dialog = [m for m in obs.marks if "dialog" in m.context]
+        wanted = next((i.target for i in self.queue if i is not ins and i.kind in _SETS_A_FIELD
+                       and not self._not_applicable(i)), "")
+        if ins.tried and dialog:
+            if not wanted or find_mark(wanted, dialog, roles=FIELD_ROLES) is not None:
+                self.row_way = (ins.searched, ins.tried[-1])
+                self.queue.popleft()  # the dialog the document describes: its steps come next
+                return None
+            return self._decide(Action("press", ("Escape",)), f"Step {self.step}: {ins.tried[-1]!r} opened no "
+                                f"{wanted!r}; closing it.", ins, done=False)
+        in_row = not ins.searched
+        if in_row and ins.value and not ins.waits and not any(m.context.startswith("row") and names(m.context, ins.row)
+                                                              for m in obs.marks):
+            ins.waits += 1  # once: the previous row's own page is left for the list
+            return self._decide(Action("goto", (ins.value,)), f"Step {self.step}: back to the list for {ins.row!r}.",
+                                ins, done=False)
+        known = self.row_way[1] if self.row_way else ""
+        entries = [] if in_row and self.row_way and self.row_way[0] else \
+            row_entries(ins.target, obs.marks, ins.row if in_row else "", ins.tried)
+        entries.sort(key=lambda m: m.name != known)  # the entry that did it for the last row first
+        if entries and len(ins.tried) < MAX_ROW_ENTRIES:
+            ins.tried.append(entries[0].name)
+            return self._decide(Action("click", (entries[0].id,)), f"Step {self.step}: {ins.target!r} for "
+                                f"{ins.row!r}: [{entries[0].id}] {entries[0].name!r}.", ins, done=False)
+        more = next((m for m in obs.marks if m.role == "button" and re.match(r"more\b", m.name, re.I) and "disabled" not in m.states
+                     and (names(m.context, ins.row) if in_row else not m.context.startswith("row"))), None)
+        if (more is not None and not any(m.role == "menuitem" for m in obs.marks) and len(ins.tried) < MAX_ROW_ENTRIES
+                and not (in_row and self.row_way and self.row_way[0])):
+            return self._decide(Action("click", (more.id,)), f"Step {self.step}: {ins.target!r} for {ins.row!r}: the "
+                                f"menu [{more.id}].", ins, done=False)
+        link = find_mark(ins.row, obs.marks, roles={"link"}, names=[ins.row]) if in_row else None
+        if link is not None and link.quality == "exact":
+            ins.searched, ins.tried = True, []  # the resource's own page has its own entries, named alike or not
+            return self._decide(Action("click", (link.mark.id,)), f"Step {self.step}: {ins.target!r} for {ins.row!r}: "
+                                f"its own page [{link.mark.id}].", ins, done=False)
+        self.stopped = f"step {self.step}: neither {ins.row!r}'s row nor its page does {ins.target!r}"
+        return self._end("task_unachievable", self.stopped)
 
     def _on_resource_page(self, ins: Instruction, obs: Observation) -> Decision | None:
         """"More > Resize" in the goal's row, and the menu opened has no Resize: a person looks on the
