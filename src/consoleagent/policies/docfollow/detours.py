@@ -35,7 +35,7 @@ from consoleagent.documents.labels import BOLD, normalize
 from consoleagent.observation.roles import FIELD_ROLES, TEXT_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
-from consoleagent.policies.docfollow.explore import UNSAFE
+from consoleagent.policies.docfollow.explore import MORE, UNSAFE
 from consoleagent.policies.docfollow.goal_fields import names
 from consoleagent.policies.docfollow.marks import find_mark, names_in
 from consoleagent.policies.docfollow.rows import acted_on, row_boxes
@@ -103,7 +103,7 @@ def row_entries(action: str, marks: list[Mark], row: str, tried: list[str]) -> l
     undoing = bool(UNSAFE.search(canonical(action)))
     options = [m for m in marks if m.name.strip() and m.name not in tried and "disabled" not in m.states
                and (m.role == "menuitem" or (m.role == "button" and (names(m.context, row) if row else not m.context.startswith("row"))))
-               and "dialog" not in m.context and not re.match(r"more\b", m.name, re.I)
+               and "dialog" not in m.context and not MORE.match(m.name)
                and (undoing or not UNSAFE.search(canonical(m.name)))]
     graded = zip(scores(action, [m.name for m in options]), range(len(options)), options)
     return [m for score, _, m in sorted(graded, key=lambda g: (-g[0], g[1])) if score >= MIN_ENTRY_SCORE]
@@ -239,18 +239,23 @@ class Detours:
             ins.waits += 1  # once: the previous row's own page is left for the list
             return self._decide(Action("goto", (ins.value,)), f"Step {self.step}: back to the list for {ins.row!r}.",
                                 ins, done=False)
-        known = self.row_way[1] if self.row_way else ""
-        entries = [] if in_row and self.row_way and self.row_way[0] else \
-            row_entries(ins.target, obs.marks, ins.row if in_row else "", ins.tried)
-        entries.sort(key=lambda m: m.name != known)  # the entry that did it for the last row first
+        return self._next_row_entry(ins, obs, in_row)
+
+    def _next_row_entry(self, ins: Instruction, obs: Observation, in_row: bool) -> Decision:
+        """The next place to look for the row's entry: the closest entry not tried, the menu that holds more, the
+        resource's own page, in that order (``_row_action``)."""
+        on_page_before = bool(self.row_way and self.row_way[0])  # the last row's entry was on its own page
+        mine = (lambda m: names(m.context, ins.row)) if in_row else (lambda m: not m.context.startswith("row"))
+        entries = [] if in_row and on_page_before else row_entries(ins.target, obs.marks, ins.row if in_row else "", ins.tried)
+        entries.sort(key=lambda m: not self.row_way or m.name != self.row_way[1])  # the last row's entry first
         if entries and len(ins.tried) < MAX_ROW_ENTRIES:
             ins.tried.append(entries[0].name)
             return self._decide(Action("click", (entries[0].id,)), f"Step {self.step}: {ins.target!r} for "
                                 f"{ins.row!r}: [{entries[0].id}] {entries[0].name!r}.", ins, done=False)
-        more = next((m for m in obs.marks if m.role == "button" and re.match(r"more\b", m.name, re.I) and "disabled" not in m.states
-                     and (names(m.context, ins.row) if in_row else not m.context.startswith("row"))), None)
-        if (more is not None and not any(m.role == "menuitem" for m in obs.marks) and len(ins.tried) < MAX_ROW_ENTRIES
-                and not (in_row and self.row_way and self.row_way[0])):
+        more = next((m for m in obs.marks if m.role == "button" and MORE.match(m.name) and "disabled" not in m.states
+                     and mine(m)), None)
+        menu_open = any(m.role == "menuitem" for m in obs.marks)
+        if more is not None and not menu_open and len(ins.tried) < MAX_ROW_ENTRIES and not (in_row and on_page_before):
             return self._decide(Action("click", (more.id,)), f"Step {self.step}: {ins.target!r} for {ins.row!r}: the "
                                 f"menu [{more.id}].", ins, done=False)
         link = find_mark(ins.row, obs.marks, roles={"link"}, names=[ins.row]) if in_row else None

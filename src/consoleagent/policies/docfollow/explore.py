@@ -52,6 +52,7 @@ UNSAFE = re.compile(r"\b(delete|drop|release|remove|stop|reboot|restart|reset|de
 _TITLE_PARTS = re.compile(r"\s+[·|—–-]\s+")
 _EXPAND = re.compile(r"^(?:expand|open)\s+(?P<node>.+)$", re.I)
 _COUNT = re.compile(r"\s*\(\d+\)\s*$")
+MORE = re.compile(r"more\b", re.I)  # a row's or a page's menu of further actions ("More", "More actions for web-01")
 # A cloud-style resource id ("vtb-yqptri1sas6oq243s"): a type's prefix, then random characters. The encoder reads the
 # prefix alone, so which link the search opens never turns on the letters an id happened to get (measured as a search
 # for "Unassociate" that passed or failed the same task from run to run, as the ids changed).
@@ -202,7 +203,7 @@ class Explorer:
         menu ("Disassociate" for an EIP); open it once (its entries are then on the page)."""
         for mark in marks:
             key = f"{page_key(url)} {mark.name}"
-            if (mark.role == "button" and re.match(r"more\b", mark.name, re.I) and key not in self.row_menus
+            if (mark.role == "button" and MORE.match(mark.name) and key not in self.row_menus
                     and "disabled" not in mark.states and any(names(mark.context + " " + mark.name, r) for r in self.rows)):
                 self.row_menus.add(key)
                 self.menu_open = True
