@@ -23,7 +23,8 @@ from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
 Kind = Literal["click", "navigate", "fill", "select", "check", "uncheck", "wait_for", "open_resource", "console",
-               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail", "editor", "row_action"]
+               "find", "choose", "pick", "offered", "confirm", "goto", "rows", "type_in", "tail", "editor", "row_action",
+               "tick"]
 
 _BOLD = r"\*\*(?P<{0}>[^*]+)\*\*"
 _NAV = re.compile(r"(?P<path>\*\*[^*]+\*\*(?:\s*(?:>|→|&gt;)\s*\*\*[^*]+\*\*)+)")

@@ -34,6 +34,7 @@ from consoleagent.policies.docfollow.marks import Match, editable, empty_field, 
 from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
+from consoleagent.policies.docfollow.goal_lists import boxes_to_tick, description, listed_in_goal, opens_boxes, written_as
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
@@ -449,6 +450,8 @@ class DocFollowerPolicy(Detours):
             return self._select_rows(ins, obs)
         if ins.kind == "row_action":
             return self._row_action(ins, obs)
+        if ins.kind == "tick":
+            return self._tick(ins, obs)
         if ins.kind == "pick":
             return self._pick(ins, obs)
         if ins.kind == "offered":
@@ -959,8 +962,14 @@ class DocFollowerPolicy(Detours):
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None
             return self._toggle(ins, mark, on)
-        # "event may be **Select**, **Insert**, **Update**, or **Delete**" for a goal "instead of a DELETE"
-        wanted = (self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
+        how = description(ins.target, self._hint())  # the document's whole sentence about the field
+        if "readonly" in mark.states and opens_boxes(how):  # "Click inside the **Privileges** field. Check the boxes"
+            self.queue[0] = Instruction("tick", ins.target, text=ins.text)
+            return self._decide(Action("click", (mark.id,)), f"Step {self.step}: {ins.target!r}: its boxes.", None)
+        # "event may be **Select**, **Insert**, **Update**, or **Delete**" for a goal "instead of a DELETE"; into a
+        # text box, a list written as the page says ("in single quotes separated by comma") first
+        listed = written_as(listed_in_goal(ins.target, self.goal), how) if mark.role in TEXT_ROLES else None
+        wanted = (listed or self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
                   or option_in_goal(ins.options, self.goal))
         if wanted is not None and normalize(wanted) != normalize(current):
             enabling = self._enable_first(mark)
@@ -1009,6 +1018,20 @@ class DocFollowerPolicy(Detours):
         self.queue[0] = Instruction("offered", ins.target, text=ins.text, sentence=ins.sentence)
         self._listed_field = (mark.name, mark.context)
         return self._decide(Action("click", (mark.id,)), f"Step {self.step}: the choices of {ins.target!r}.", None)
+
+    def _tick(self, ins: Instruction, obs: Observation) -> Decision | None:
+        """The check boxes a field opened (``goal_lists.opens_boxes``): each one the goal names is ticked, one
+        per turn; the boxes are given a moment to appear, once."""
+        if not any(m.role == "checkbox" for m in obs.marks) and not ins.waits:
+            ins.waits += 1
+            return self._decide(Action("wait", (1,)), f"Step {self.step}: waiting for {ins.target!r}'s boxes.", ins,
+                                done=False)
+        boxes = boxes_to_tick(obs.marks, self.goal)
+        if not boxes:
+            self.queue.popleft()
+            return None
+        return self._decide(Action("check", (boxes[0].id,)), f"Step {self.step}: {ins.target!r}: the goal's "
+                            f"{boxes[0].name!r}.", ins, done=len(boxes) == 1)
 
     def _offered(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The option of the list just opened that the goal names, and no other field took already (a goal's

@@ -8,6 +8,8 @@ options listed after typing). The names are generic; nothing here is specific to
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,8 +177,59 @@ def test_grid_rows_are_added_only_for_what_the_goal_names() -> None:
     assert adds("Click the **Add** icon (+) to assign a set of privileges:", "create a wrapper w1.") == [True]
     assert adds("Click **Add** to add a rule.", "create a wrapper w1.") == [False]  # not a grid's icon: followed
     assert adds("Click **Add Rule**.", "anything") == [False]
+    # a sentence that also says how to discard a row is about the rows after the first (measured as an empty
+    # second row of privileges that left **Save** disabled); "a new" alone is still a first row
+    assert adds("Click **Add** to assign a new set of privileges; to discard a privilege, click the trash icon.",
+                "grant the USAGE privilege on it to the role r1.") == [True]
+    assert adds("Click **Add** to add a new gadget.", "create a gadget g1.") == [False]
     assert value_from_goal("Option", "create w1 with the option debug set to true.") == "debug"
     assert value_from_goal("Value", "create w1 with the option debug set to true.") == "true"
+
+
+def test_a_list_the_goal_gives_is_written_as_the_page_says() -> None:
+    """"Use the *When TAG in* field to enter filter values ... The values must be in single quotes separated by
+    comma": the goal's "only for the tags CREATE TABLE and ALTER TABLE" is typed ``'CREATE TABLE','ALTER TABLE'``.
+    Measured as an event trigger saved for every tag: the field was left empty."""
+    from consoleagent.policies.docfollow.goal_lists import description, listed_in_goal, written_as
+
+    step = ("Use the fields in the **Definition** tab:\n"
+            "a. Use the drop-down listbox next to **Handler** to choose a function.\n"
+            "b. Use the **When KIND in** field to enter filter values for KIND. The values must be in single quotes "
+            "separated by comma.")
+    how = description("When KIND in", step)
+    assert how.endswith("single quotes separated by comma.") and "Handler" not in how
+    goal = "In the database shop, create a hook named h1 that runs the function f1, only for the kinds RED BOX, blue and green."
+    assert listed_in_goal("When KIND in", goal) == ["RED BOX", "blue", "green"]
+    assert written_as(["RED BOX", "blue", "green"], how) == "'RED BOX','blue','green'"
+    assert written_as(["a", "b"], "Enter the names in double quotes separated by semicolons.") == '"a";"b"'
+    assert written_as(["a", "b"], "Choose a function.") is None  # no way prescribed: not a list field
+    policy = DocFollowerPolicy()
+    policy.reset(goal, [step])
+    marks = [Mark(1, "combobox", "Handler", value="f1"), Mark(2, "textbox", "When KIND in")]
+    assert act(policy, marks).args == (2, "'RED BOX','blue','green'")
+
+
+def test_a_field_that_opens_check_boxes_gets_those_the_goal_names_ticked() -> None:
+    """"Click inside the *Privileges* field. Check the boxes to the left of one or more privileges": the follower
+    typed "USAGE" into the read-only field, twice, and gave up. Now it clicks the field and ticks the boxes whose
+    names the goal writes, never another."""
+    step = ("Fill in the fields of **Security**.\na. Select the role in the **Grantee** field.\n"
+            "b. Click inside the **Privileges** field. Check the boxes to the left of one or more privileges to grant.")
+    policy = DocFollowerPolicy()
+    policy.reset("Create a gadget g1 and grant the USAGE and CREATE privileges on it to the role r1.", [step])
+    grantee = Mark(1, "combobox", "Grantee", value="r1")
+    field = Mark(2, "textbox", "Privileges", states=["readonly"])
+    assert act(policy, [grantee, field]).args == (2,)
+    assert act(policy, [grantee, field]).name == "wait"  # the boxes come a moment later
+    boxes = [Mark(5, "checkbox", "CREATE"), Mark(6, "checkbox", "USAGE"), Mark(7, "checkbox", "WITH GRANT OPTION"),
+             Mark(8, "checkbox", "TEMPORARY")]
+    assert act(policy, [grantee, field, *boxes]).args == (5,)
+    ticked = [replace(boxes[0], states=["checked"]), *boxes[1:]]
+    assert act(policy, [grantee, field, *ticked]).args == (6,)
+    assert act(policy, [grantee, field, *ticked]).name == "task_complete"
+    from consoleagent.policies.docfollow.goal_lists import boxes_to_tick
+
+    assert boxes_to_tick(boxes, "Create a gadget g1 and grant the USAGE privilege on it.") == [boxes[1]]
 
 
 def test_the_tool_a_goal_names_is_no_place_to_look() -> None:

@@ -16,7 +16,9 @@ from consoleagent.documents.labels import terms
 
 _ADD_PURPOSE = re.compile(r"\bto\s+(?:add|assign|specify|define|create|provide)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
                           r"(?:\s+(?:for|to|in|on|that|which)\b|[.;:,]|$)", re.I)
-_ADD_EVERY = re.compile(r"\b(?:additional|another|each)\b", re.I)
+# more rows: "additional", "each"; and "a new set of privileges; to discard a privilege, click the trash icon" (a
+# sentence that also says how to discard a row is about the rows after the first)
+_ADD_EVERY = re.compile(r"\b(?:additional|another|each)\b|\bnew\b(?=[^.]*\bto\s+discard\b)", re.I)
 _ADD_GENERIC = {"set", "pair", "row", "entry", "item", "value", "one", "new", "list", "selection", "icon"}
 
 
