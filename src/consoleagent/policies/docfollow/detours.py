@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -95,14 +96,13 @@ def for_one(action: str) -> str:
     return " ".join(_BATCH_WORDS.sub(" ", action).split()) or action
 
 
-def row_entries(action: str, marks: list[Mark], row: str, tried: list[str]) -> list[Mark]:
-    """The entries that may do ``action`` to the resource ``row``: that row's buttons (with no row, the page's own:
-    the resource's page) and the open menu's entries, closest in meaning first (``semantic.scores``: actions only),
-    none tried yet and none that ends or removes something unless the action does ("Release" for "Modify" never;
-    "Release" for "Delete", yes)."""
+def row_entries(action: str, marks: list[Mark], here: Callable[[Mark], bool], tried: list[str]) -> list[Mark]:
+    """The entries that may do ``action`` to a resource: the buttons ``here`` (its row's, or its own page's) and the
+    open menu's entries, closest in meaning first (``semantic.scores``: actions only), none tried yet and none that
+    ends or removes something unless the action does ("Release" for "Modify" never; "Release" for "Delete", yes)."""
     undoing = bool(UNSAFE.search(canonical(action)))
     options = [m for m in marks if m.name.strip() and m.name not in tried and "disabled" not in m.states
-               and (m.role == "menuitem" or (m.role == "button" and (names(m.context, row) if row else not m.context.startswith("row"))))
+               and (m.role == "menuitem" or (m.role == "button" and here(m)))
                and "dialog" not in m.context and not MORE.match(m.name)
                and (undoing or not UNSAFE.search(canonical(m.name)))]
     graded = zip(scores(action, [m.name for m in options]), range(len(options)), options)
@@ -246,7 +246,7 @@ class Detours:
         resource's own page, in that order (``_row_action``)."""
         on_page_before = bool(self.row_way and self.row_way[0])  # the last row's entry was on its own page
         mine = (lambda m: names(m.context, ins.row)) if in_row else (lambda m: not m.context.startswith("row"))
-        entries = [] if in_row and on_page_before else row_entries(ins.target, obs.marks, ins.row if in_row else "", ins.tried)
+        entries = [] if in_row and on_page_before else row_entries(ins.target, obs.marks, mine, ins.tried)
         entries.sort(key=lambda m: not self.row_way or m.name != self.row_way[1])  # the last row's entry first
         if entries and len(ins.tried) < MAX_ROW_ENTRIES:
             ins.tried.append(entries[0].name)
