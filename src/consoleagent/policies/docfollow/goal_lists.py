@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from consoleagent.documents.labels import BOLD, strip_markup
+from consoleagent.documents.labels import STOPWORDS, bold_labels, strip_markup
 from consoleagent.observation.types import Mark
 from consoleagent.policies.docfollow.goal_fields import names
 
@@ -25,7 +25,7 @@ _LIST_END = re.compile(r"[.;:]|,\s+(?:then|and then|so that|which|that)\b|\s+(?:
 _ITEMS = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.I)
 # "Click inside the **Privileges** field. Check the boxes ...": a field that opens check boxes
 _TICK_BOXES = re.compile(r"\bcheck\s+the\s+boxes\b|\bselect\s+the\s+check\s*boxes\b", re.I)
-_FUNCTION = {"when", "in", "the", "of", "for", "to", "a", "an", "field", "value", "values"}
+_FUNCTION = STOPWORDS | {"when", "field", "value", "values"}  # words of a label that name no value
 
 
 def description(field: str, step: str) -> str:
@@ -33,7 +33,7 @@ def description(field: str, step: str) -> str:
     from the one that names it in bold to the next line naming another field."""
     lines, found = step.splitlines(), []
     for line in lines:
-        labels = [strip_markup(b) for b in BOLD.findall(line)]
+        labels = bold_labels(line)
         if found and labels and field not in labels:
             break
         if found or field in labels:
