@@ -11,7 +11,7 @@ agent's fault).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urljoin
 
@@ -35,10 +35,15 @@ EMPTY_PAGE_WAIT_MS = 250  # a page with no control is looked at again after this
 EMPTY_PAGE_LOOKS = 4  # at most 1 s more for a page that really has no control (a blank error page)
 
 
-def _told_refusal(refused: str | None) -> str | None:
+def _told_refusal(refused: str | None, performed: bool = True) -> str | None:
     """The error the agent is told when the console refused the input its action sent: the console's message,
-    as a person reads it in the dialog. Without it a policy takes the refused Save for done."""
-    return f"the console refused it: {refused}" if refused else None
+    as a person reads it in the dialog. Without it a policy takes the refused Save for done. A refusal that came
+    after the agent saw the page is the previous action's; the one the agent then chose was not performed."""
+    if not refused:
+        return None
+    told = f"the console refused it: {refused}"
+    return told if performed else f"{told} (this answer to your previous action came after you saw the page; " \
+                                  f"this action was not performed)"
 
 
 @dataclass
@@ -145,10 +150,13 @@ class ConsoleEnv(gym.Env):
                 else self._no_action(decision)
             info["parsed"] = parsed.to_dict()
             began = time.monotonic()
-            outcome = Executor(episode.page, self.adapter.base_url, episode.marks, episode.task.upload_dir,
-                               self.provisioner).run(parsed)
+            if self._refused_unseen(episode, parsed):
+                info["performed"] = False  # told below, as this step's error, with the page as it now is
+            else:
+                outcome = Executor(episode.page, self.adapter.base_url, episode.marks, episode.task.upload_dir,
+                                   self.provisioner).run(parsed)
+                self._apply(episode, outcome, info)
             timings["action"] = time.monotonic() - began
-            self._apply(episode, outcome, info)
         except (ActionParseError, ActionRejected) as exc:
             error = str(exc)
         except EnvironmentFault as exc:
@@ -165,7 +173,7 @@ class ConsoleEnv(gym.Env):
                 timings["settle"] = self._settle(episode)
             self._raise_fault(episode)
             info["refused"], episode.refused = episode.refused, None  # the settle has let Playwright tell responses
-            error = error or _told_refusal(info["refused"])
+            error = error or _told_refusal(info["refused"], performed=info.get("performed", True))
             info["result"] = episode.history[-1].result = error or "ok"
             observation, timings["observe"] = self._observe(episode, last_error=error)
             self._raise_fault(episode)  # a response the page was still waiting for may fail while it is observed
@@ -225,6 +233,20 @@ class ConsoleEnv(gym.Env):
         if outcome.done:
             info["answer"] = outcome.answer
             info["status"] = "completed" if info["parsed"]["name"] == "task_complete" else "unachievable"
+
+    def _refused_unseen(self, episode: _Episode, action: Action) -> bool:
+        """Whether the console refused the last action after the agent's observation of it was taken (its answer
+        came late, or the agent thought long), so the agent decided on a page that did not show the refusal.
+        Such an action is not performed: the agent is told the refusal and sees the page again first. Before an
+        answer that the task is done, the page is settled first, so that a refusal still on its way is waited
+        for, and so is what the page's short timers are about to send; a save the console refused is never taken
+        for done."""
+        if action.name == "task_complete":
+            settle = self.config.settle
+            wait_settled(episode.page, episode.tracker, replace(settle, timers_max_s=max(settle.timers_max_s, settle.max_s)))
+        else:
+            episode.page.evaluate("0")  # lets Playwright tell the responses that came while the agent thought
+        return episode.refused is not None
 
     def _watch(self, episode: _Episode) -> None:
         """Faults the page reports by itself: a crash, a server error, a disconnected browser."""

@@ -1,6 +1,12 @@
 """Waiting until a page has settled after an action: no request in flight, no DOM mutation for a
 short quiet window, and no loading layer covering the page, bounded by upper limits.
 
+Requests are counted twice: from the browser's reports (Playwright's events; every request, a
+navigation's too) and inside the page, where ``fetch`` and ``XMLHttpRequest`` start. The browser's
+report of a request a click sent can reach us after the page has looked quiet for the whole window
+(seen in CI: on a loaded machine a Save's refusal then came after the step was observed, and the agent
+took the Save for done); the page's own count has it before the click returns.
+
 Console pages keep changing after a click (a modal animates in, a table reloads, a badge polls),
 and observing too early shows the agent a half-drawn page. Waiting a fixed time is either too slow
 or too short; this waits exactly as long as the page is busy. A single-page console may also sit
@@ -38,6 +44,23 @@ MUTATION_TRACKER = """
     return id;
   };
   window.clearTimeout = function (id) { state.timers.delete(id); return clearT.call(window, id); };
+  // The page's own requests, counted where they start: the click that sends one returns only after its handler
+  // ran, so the request is counted before the settle first looks (the browser's report of it may come later).
+  state.requests = new Map();
+  let serial = 0;
+  const begin = () => { const id = ++serial; state.requests.set(id, performance.now()); return id; };
+  const end = (id) => { if (state.requests.delete(id)) state.last = performance.now(); };  // its answer is news
+  const fetchOf = window.fetch;
+  if (fetchOf) window.fetch = function (...args) {
+    const id = begin();
+    try { return fetchOf.apply(this, args).finally(() => end(id)); } catch (e) { end(id); throw e; }
+  };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    const id = begin();
+    this.addEventListener('loadend', () => end(id));
+    try { return send.apply(this, args); } catch (e) { end(id); throw e; }
+  };
 """ % SHORT_TIMER_MS + """
   const start = () => {
     const target = document.documentElement || document;
@@ -51,13 +74,15 @@ MUTATION_TRACKER = """
 """
 # [ms since the last mutation, ms until the last pending short timer is due (at least 1 while one is
 # pending: on a loaded CPU a timer runs late, and an overdue one is about to run)]. A document still
-# loading is never quiet, whatever its mutations say.
+# loading is never quiet, whatever its mutations say; nor is one with a request of its own in flight that
+# started less than ``ignoreMs`` ago.
 QUIET_FOR_MS = """
-() => {
+(ignoreMs) => {
   const state = window.__caSettle;
   if (document.readyState !== 'complete') return [0, 0];
   if (!state) return [1e9, 0];
   const now = performance.now();
+  for (const at of (state.requests ? state.requests.values() : [])) if (now - at < ignoreMs) return [0, 0];
   let due = 0, pending = false;
   for (const at of (state.timers ? state.timers.values() : [])) { pending = true; due = Math.max(due, at - now); }
   return [now - state.last, pending ? Math.max(due, 1) : 0];  // an overdue timer (a busy CPU) is still about to run
@@ -141,7 +166,7 @@ def wait_settled(page: Any, tracker: RequestTracker, config: SettleConfig) -> fl
     while time.monotonic() < deadline:
         busy = tracker.busy(config.ignore_request_after_s)
         try:
-            quiet, due = (0.0, 0.0) if busy else page.evaluate(QUIET_FOR_MS)
+            quiet, due = (0.0, 0.0) if busy else page.evaluate(QUIET_FOR_MS, config.ignore_request_after_s * 1000)
             if due > 0 and time.monotonic() - started < config.timers_max_s:
                 quiet = 0.0  # the page is about to act on a timer of its own
             if quiet >= config.quiet_ms or time.monotonic() >= next_look:  # a splash shows while the page loads too

@@ -91,6 +91,7 @@ class DocFollowerPolicy(Detours):
         self.pending = list(range(1, len(self.document) + 1))  # document steps still to do, in the order done
         self.queue: deque[Instruction] = deque()
         self._last: Instruction | None = None  # the instruction whose element action we emitted last
+        self._performed: Instruction | None = None  # the same, kept past the next decision (see ``_end``)
         self.discrepancies = 0
         self.values = GoalValues(goal)
         self.names = goal_identifiers(goal)
@@ -406,13 +407,16 @@ class DocFollowerPolicy(Detours):
         if instruction is not None and done and self.queue and self.queue[0] is instruction:
             self.queue.popleft()
         if instruction is not None and action.element_id is not None:
-            self._last = instruction
+            self._last = self._performed = instruction
             if action.name in ("type", "select", "check", "uncheck"):
                 self._form_step = self.step  # a field a form lacks belongs to the step that fills that form
         return Decision(action=str(action), thought=thought, raw=str(action), document_step=self._document_step(),
                         meta={"instruction": instruction.text if instruction else None})
 
     def _end(self, name: str, text: str) -> Decision:
+        # An answer the console turns down (it refused the last action, and said so only after the page was seen)
+        # is that action's error: retried once, as any action's, not answered again.
+        self._last = self._performed
         return Decision(action=str(Action(name, (text,))), thought=text, raw="", document_step=self._document_step())
 
     def _report(self, kind: str, expected: str, observed: str, instruction: Instruction, done: bool,

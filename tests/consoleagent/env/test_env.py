@@ -13,6 +13,7 @@ import pytest
 from consoleagent.adapters.stratus import StratusAdapter
 from consoleagent.env import ConsoleEnv, EnvConfig, EnvironmentFault
 from consoleagent.env.browser import BrowserHost
+from consoleagent.env.settle import SettleConfig
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollower import DocFollowerPolicy
 from consoleagent.runner import run_episode
@@ -215,6 +216,57 @@ def test_a_follower_told_of_a_refused_save_does_not_call_the_task_done(
             break
     assert actions[:2] == [save, save] and info["status"] == "unachievable"
     assert actions[2].startswith("task_unachievable(") and "INSTEAD SELECT" in actions[2]
+
+
+# A Save whose request goes out 200 ms after the click: a settle that does not wait for the page's timers observes the
+# page before the console's refusal, as a loaded machine may (the browser's report of a request can come that late)
+TIMED_SAVE_PAGE = ("<!doctype html><title>rule</title><body><button onclick=\"setTimeout(() => fetch('/save', "
+                   "{method: 'POST'}), 200)\">Save</button></body>")
+
+
+def test_done_is_not_taken_while_the_console_refuses_the_save(env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step's observation came before the console refused the Save, so the follower answers ``task_complete``.
+    The environment waits for what the page still has pending before it accepts that answer, tells the refusal
+    instead, and the follower retries the Save once, then ends the episode unachievable with the console's message."""
+    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
+    monkeypatch.setattr(env.config, "settle", SettleConfig(timers_max_s=0.0))
+    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
+    _serve(env.page, "**/rule-page", 200, TIMED_SAVE_PAGE, "text/html")
+    _serve(env.page, "**/save", 500, "rules on SELECT must have action INSTEAD SELECT", "application/json")
+    observation, *_ = env.step('goto("/rule-page")')
+    save = f"click({observation.marks[0].id})"
+    policy = DocFollowerPolicy()
+    policy.reset("create the rule", ["Click **Save**."])
+    actions, results = [], []
+    for _ in range(6):
+        decision = policy.act(observation)
+        actions.append(decision.action.split("(")[0] if "task_" in decision.action else decision.action)
+        observation, _, terminated, _, info = env.step(decision)
+        results.append(info["result"])
+        if terminated:
+            break
+    assert actions == [save, "task_complete", save, "task_complete", "task_unachievable"], actions
+    assert results[0] == "ok" and results[1].startswith("the console refused it: rules on SELECT")  # seen only then
+    assert "not performed" in results[1] and info["status"] == "unachievable"
+    assert "INSTEAD SELECT" in decision.action
+
+
+def test_an_action_chosen_before_a_late_refusal_showed_is_not_performed(env: ConsoleEnv,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The console refused the Save while the agent was deciding what to do next (a model thinking for a while):
+    the agent chose on a page that did not show it, so its action is not performed, and it is told the refusal."""
+    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
+    monkeypatch.setattr(env.config, "settle", SettleConfig(timers_max_s=0.0))
+    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
+    _serve(env.page, "**/rule-page", 200, TIMED_SAVE_PAGE, "text/html")
+    _serve(env.page, "**/save", 500, "duplicate name", "application/json")
+    observation, *_ = env.step('goto("/rule-page")')
+    observation, _, _, _, info = env.step(f"click({observation.marks[0].id})")
+    assert info["result"] == "ok" and info["refused"] is None  # observed before the Save went out
+    env.page.wait_for_timeout(500)  # the agent thinks; meanwhile the request goes out and is refused
+    observation, _, terminated, _, info = env.step('goto("/vpc/vpcs")')
+    assert not terminated and info["refused"] == "duplicate name" and info["performed"] is False
+    assert observation.url.endswith("/rule-page") and observation.last_error.startswith("the console refused it: dup")
 
 
 LATE_PAGE = ("<!doctype html><title>late</title><body><p>Loading</p><script>"

@@ -29,6 +29,19 @@ VIEWPORT = {"width": 1280, "height": 800}
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """The fixture files, and ``/slow?ms=N``: an answer that comes N ms late, as a console's busy backend's does."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's protocol)
+        slow = re.fullmatch(r"/slow\?ms=(\d+)", self.path)
+        if slow is None:
+            return super().do_GET()
+        time.sleep(int(slow.group(1)) / 1000)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
     def log_message(self, *args: Any) -> None:
         pass
 

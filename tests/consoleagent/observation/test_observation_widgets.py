@@ -285,6 +285,20 @@ def test_settle_waits_for_a_short_timer_that_moves_focus(som: Any, site: str) ->
     assert waited < 1.5, waited
 
 
+@pytest.mark.parametrize(("button", "sent_by"), [("save", "fetch"), ("send", "xhr")])
+def test_settle_waits_for_a_request_the_page_sent_before_the_browser_reports_it(
+        som: Any, site: str, button: str, sent_by: str) -> None:
+    """A Save that sends a request (answered 600 ms later) and changes nothing on the page: the settle must wait for
+    the answer even when the browser's report of the request has not reached us yet, as on a loaded machine (here
+    the tracker listens to another page, so it never hears of it). The page's own count of its requests holds it."""
+    _settle_page(som, f"{site}/save_fetch.html", SettleConfig())
+    unaware = RequestTracker(som.context.new_page())
+    som.locator(f"#{button}").click()
+    waited = wait_settled(som, unaware, SettleConfig())
+    assert som.evaluate("window.saved") == sent_by, waited  # the answer had been read when settling ended
+    assert 0.5 <= waited < 3, waited
+
+
 def test_settle_is_not_held_by_a_timer_rearmed_forever(som: Any, site: str) -> None:
     _, tracker = _settle_page(som, f"{site}/form_more.html", SettleConfig())
     som.locator("#ticker").click()
