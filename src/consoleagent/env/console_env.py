@@ -245,7 +245,11 @@ class ConsoleEnv(gym.Env):
             settle = self.config.settle
             wait_settled(episode.page, episode.tracker, replace(settle, timers_max_s=max(settle.timers_max_s, settle.max_s)))
         else:
-            episode.page.evaluate("0")  # lets Playwright tell the responses that came while the agent thought
+            try:
+                episode.page.evaluate("0")  # lets Playwright tell the responses that came while the agent thought
+            except Exception as exc:  # a navigation the page started itself replaces the context: nothing to tell
+                if browser_fault(exc):
+                    raise
         return episode.refused is not None
 
     def _watch(self, episode: _Episode) -> None:
