@@ -327,6 +327,21 @@ def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -
     assert (second.name, second.args) == ("select", (1, "shop-vpc (172.20.0.0/16)"))
 
 
+def test_what_a_list_shows_when_it_has_nothing_is_no_option() -> None:
+    """A drop-down that shows "No options available" offers no choice: that text is never selected (it timed out twice
+    in a validation task). The goal's value is tried again (a list may still be loading), then the step fails."""
+    policy = DocFollowerPolicy()
+    policy.reset("Create a Small NAT gateway named scrape-nat and associate the EIP scrape-eip with it.",
+                 ["Select the NAT gateway from the **NAT gateway** drop-down list.", "Click **OK**."])
+    marks = [Mark(1, "combobox", "NAT gateway", tag="select")]
+    first = parse_action(policy.act(page("/vpc/eips", marks)).action)
+    error = f'[1] has no option "{first.args[1]}"; its options are: "No options available"'
+    again = parse_action(policy.act(page("/vpc/eips", marks, error=error)).action)
+    assert (again.name, again.args) == ("select", first.args)
+    end = parse_action(policy.act(page("/vpc/eips", marks, error=error)).action)
+    assert end.name == "task_unachievable" and "'NAT gateway' failed twice" in end.args[0]
+
+
 def test_row_choice_matches_whole_names_and_weighs_the_goals_first_name_most() -> None:
     policy = DocFollowerPolicy()
     policy.reset("Delete the VPC demo-vpc; leave the VPC demo-vpc-prod untouched.", ["In the row, click **Delete**."])
