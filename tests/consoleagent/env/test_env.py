@@ -17,6 +17,7 @@ from consoleagent.env.settle import SettleConfig
 from consoleagent.policies.base import Decision
 from consoleagent.policies.docfollower import DocFollowerPolicy
 from consoleagent.runner import run_episode
+from consoleagent.observation.types import Observation
 from consoleagent.tasks import Task
 from consoleagent.trajectory.reader import read_trajectory
 from stratus.sdk import Client
@@ -195,25 +196,41 @@ SAVE_PAGE = ("<!doctype html><title>rule</title><body><button onclick=\"fetch('/
              "</button></body>")
 
 
+def _rule_page(env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch, page: str, refusal: str,
+               settle: SettleConfig | None = None) -> Observation:
+    """The observation of a page whose Save the console refuses with ``refusal`` (a 500 its backend vouches for)."""
+    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
+    if settle is not None:
+        monkeypatch.setattr(env.config, "settle", settle)
+    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
+    _serve(env.page, "**/rule-page", 200, page, "text/html")
+    _serve(env.page, "**/save", 500, refusal, "application/json")
+    observation, *_ = env.step('goto("/rule-page")')
+    return observation
+
+
+def _follow_save(env: ConsoleEnv, observation: Observation, limit: int) -> tuple[list[str], list[str], dict[str, Any]]:
+    """The follower on "Click **Save**." until the episode ends: its actions, each step's result, the last info."""
+    policy = DocFollowerPolicy()
+    policy.reset("create the rule", ["Click **Save**."])
+    actions, results, info = [], [], {}
+    for _ in range(limit):
+        decision = policy.act(observation)
+        actions.append(decision.action)
+        observation, _, terminated, _, info = env.step(decision)
+        results.append(info["result"])
+        if terminated:
+            break
+    return actions, results, info
+
+
 def test_a_follower_told_of_a_refused_save_does_not_call_the_task_done(
         env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Save the console refuses (a vouched 500) is the error of the action: the follower retries it once, then
     ends the episode unachievable with the console's message, not ``task_complete`` after a save that never was."""
-    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
-    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
-    _serve(env.page, "**/rule-page", 200, SAVE_PAGE, "text/html")
-    _serve(env.page, "**/save", 500, "rules on SELECT must have action INSTEAD SELECT", "application/json")
-    observation, *_ = env.step('goto("/rule-page")')
+    observation = _rule_page(env, monkeypatch, SAVE_PAGE, "rules on SELECT must have action INSTEAD SELECT")
     save = f"click({observation.marks[0].id})"
-    policy = DocFollowerPolicy()
-    policy.reset("create the rule", ["Click **Save**."])
-    actions = []
-    for _ in range(4):
-        decision = policy.act(observation)
-        actions.append(decision.action)
-        observation, _, terminated, _, info = env.step(decision)
-        if terminated:
-            break
+    actions, _, info = _follow_save(env, observation, 4)
     assert actions[:2] == [save, save] and info["status"] == "unachievable"
     assert actions[2].startswith("task_unachievable(") and "INSTEAD SELECT" in actions[2]
 
@@ -228,39 +245,22 @@ def test_done_is_not_taken_while_the_console_refuses_the_save(env: ConsoleEnv, m
     """The step's observation came before the console refused the Save, so the follower answers ``task_complete``.
     The environment waits for what the page still has pending before it accepts that answer, tells the refusal
     instead, and the follower retries the Save once, then ends the episode unachievable with the console's message."""
-    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
-    monkeypatch.setattr(env.config, "settle", SettleConfig(timers_max_s=0.0))
-    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
-    _serve(env.page, "**/rule-page", 200, TIMED_SAVE_PAGE, "text/html")
-    _serve(env.page, "**/save", 500, "rules on SELECT must have action INSTEAD SELECT", "application/json")
-    observation, *_ = env.step('goto("/rule-page")')
+    observation = _rule_page(env, monkeypatch, TIMED_SAVE_PAGE, "rules on SELECT must have action INSTEAD SELECT",
+                             SettleConfig(timers_max_s=0.0))
     save = f"click({observation.marks[0].id})"
-    policy = DocFollowerPolicy()
-    policy.reset("create the rule", ["Click **Save**."])
-    actions, results = [], []
-    for _ in range(6):
-        decision = policy.act(observation)
-        actions.append(decision.action.split("(")[0] if "task_" in decision.action else decision.action)
-        observation, _, terminated, _, info = env.step(decision)
-        results.append(info["result"])
-        if terminated:
-            break
-    assert actions == [save, "task_complete", save, "task_complete", "task_unachievable"], actions
+    actions, results, info = _follow_save(env, observation, 6)
+    names = [a.split("(")[0] if a.startswith("task_") else a for a in actions]
+    assert names == [save, "task_complete", save, "task_complete", "task_unachievable"], actions
     assert results[0] == "ok" and results[1].startswith("the console refused it: rules on SELECT")  # seen only then
     assert "not performed" in results[1] and info["status"] == "unachievable"
-    assert "INSTEAD SELECT" in decision.action
+    assert "INSTEAD SELECT" in actions[-1]
 
 
 def test_an_action_chosen_before_a_late_refusal_showed_is_not_performed(env: ConsoleEnv,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The console refused the Save while the agent was deciding what to do next (a model thinking for a while):
     the agent chose on a page that did not show it, so its action is not performed, and it is told the refusal."""
-    monkeypatch.setattr(env.adapter, "refusal", lambda status, body: body or None, raising=False)
-    monkeypatch.setattr(env.config, "settle", SettleConfig(timers_max_s=0.0))
-    env.reset(Task(goal="refusal", start_url="/vpc/vpcs"))
-    _serve(env.page, "**/rule-page", 200, TIMED_SAVE_PAGE, "text/html")
-    _serve(env.page, "**/save", 500, "duplicate name", "application/json")
-    observation, *_ = env.step('goto("/rule-page")')
+    observation = _rule_page(env, monkeypatch, TIMED_SAVE_PAGE, "duplicate name", SettleConfig(timers_max_s=0.0))
     observation, _, _, _, info = env.step(f"click({observation.marks[0].id})")
     assert info["result"] == "ok" and info["refused"] is None  # observed before the Save went out
     env.page.wait_for_timeout(500)  # the agent thinks; meanwhile the request goes out and is refused
