@@ -99,12 +99,18 @@ class Executor:
         if mark.tag != "select":
             raise ActionRejected(f"[{mark.id}] {mark.role} \"{mark.name}\" is not a native drop-down list: "
                                  "click it, then click the option")
-        labels = locator.evaluate("el => Array.from(el.options).map(o => [o.label.trim(), o.value])")
-        for label, value in labels:
+        labels = locator.evaluate("el => Array.from(el.options).map(o => [o.label.trim(), o.value, o.disabled])")
+        for label, value, disabled in labels:
             if option.strip().casefold() in (label.casefold(), value.casefold()):
+                if disabled:  # Playwright would wait for it to be enabled until the timeout
+                    raise ActionRejected(f"[{mark.id}]'s option \"{label}\" is disabled: it cannot be chosen")
                 locator.select_option(value=value, timeout=ELEMENT_TIMEOUT_MS)
                 return Outcome()
-        offered = ", ".join(f'"{label}"' for label, _ in labels[:15])
+        # only what can be chosen: a disabled entry says why the list is empty ("No options available", "Loading...");
+        # listed as an option, it was selected, and timed out
+        enabled = [label for label, _, disabled in labels if not disabled]
+        shown = "; ".join(label for label, _, disabled in labels if disabled)
+        offered = ", ".join(f'"{label}"' for label in enabled[:15]) or (f"none (the list shows: {shown})" if shown else "none")
         raise ActionRejected(f"[{mark.id}] has no option \"{option}\"; its options are: {offered}")
 
     def _set_checked(self, action: Action, wanted: bool) -> Outcome:

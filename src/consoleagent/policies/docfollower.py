@@ -67,8 +67,6 @@ SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its p
 _CUSTOM_ENTRY = re.compile(r"^\s*(?:enter\b|custom\b|other\b|specify\b|manual\w*\b)", re.I)
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 _PLACEHOLDER = re.compile(r"^\s*(select|choose|please|none|--|-)\b", re.I)
-# What a drop-down shows in place of options when it has none to offer ("No options available", "No data")
-_NOTHING_OFFERED = re.compile(r"^\s*(?:no\s+(?:options?|data|results?|matches|items|entries)\b|nothing\b)", re.I)
 # A command whose label ends in an ellipsis opens a dialog (a menu entry such as "Backup...")
 _OPENS_DIALOG = re.compile(r"(?:\.\.\.|…)\s*$")
 
@@ -261,9 +259,7 @@ class DocFollowerPolicy(Detours):
         found = _NO_OPTION.search(error) if ins.kind in ("fill", "select", "choose") else None
         if found is None:
             return False
-        # "No options available" is no option (chosen as the only one, it timed out twice in a validation task whose
-        # NAT gateway did not exist); a list still loading may offer the value when it is tried again
-        offered = [o for o in re.findall(r'"([^"]*)"', found.group("offered")) if not _NOTHING_OFFERED.match(o)]
+        offered = re.findall(r'"([^"]*)"', found.group("offered"))
         choice = None
         if ins.amount:
             choice = next((o for o in offered if normalize(o) in (normalize(ins.amount), normalize(ins.value))

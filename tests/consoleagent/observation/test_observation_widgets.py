@@ -14,6 +14,7 @@ import pytest
 
 from consoleagent.actions.parser import parse_action
 from consoleagent.env.executor import Executor
+from consoleagent.env.faults import ActionRejected
 from consoleagent.env.settle import MUTATION_TRACKER, RequestTracker, SettleConfig, wait_settled
 from consoleagent.observation.marking import PageSnapshot, locate, snapshot
 from consoleagent.observation.types import Mark
@@ -222,6 +223,25 @@ def test_grid_cells_are_named_by_column_and_row(som: Any, site: str) -> None:
     editor = [m for m in edited.marks if m.role == "textbox"]
     assert len(editor) == 1 and editor[0].name == "name" and "focused" in editor[0].states
     assert not [m for m in edited.marks if m.role == "gridcell" and m.name == "name" and m.context == "row 3"]
+
+
+def test_a_lists_disabled_entries_are_not_offered_nor_waited_for(som: Any, site: str) -> None:
+    """A drop-down's disabled entry says why it offers nothing ("No options available"): it is not listed as an option
+    (selected as one, Playwright waited for it to be enabled until the timeout, twice, in a validation task), and
+    choosing it is refused at once."""
+    som.goto(f"{site}/empty_list.html")
+    snap = snapshot(som)
+    nat, zone = by_name(snap, "NAT gateway").id, by_name(snap, "Zone").id
+    with pytest.raises(ActionRejected) as missing:
+        act(som, snap, f'select({nat}, "scrape-nat")')
+    assert str(missing.value).endswith("its options are: none (the list shows: No options available)")
+    with pytest.raises(ActionRejected) as other:
+        act(som, snap, f'select({zone}, "cn-hangzhou-i")')
+    assert str(other.value).endswith('its options are: "cn-hangzhou-h"')
+    began = time.monotonic()
+    with pytest.raises(ActionRejected, match="is disabled"):
+        act(som, snap, f'select({nat}, "No options available")')
+    assert time.monotonic() - began < 2
 
 
 def test_dblclick_is_one_action_of_the_table() -> None:

@@ -328,14 +328,14 @@ def test_an_example_option_the_console_lacks_gives_way_to_the_goals_resource() -
 
 
 def test_what_a_list_shows_when_it_has_nothing_is_no_option() -> None:
-    """A drop-down that shows "No options available" offers no choice: that text is never selected (it timed out twice
-    in a validation task). The goal's value is tried again (a list may still be loading), then the step fails."""
+    """A drop-down whose only entry is the disabled "No options available" offers no choice (the executor lists only
+    what can be chosen). The goal's value is tried again (a list may still be loading), then the step fails."""
     policy = DocFollowerPolicy()
     policy.reset("Create a Small NAT gateway named scrape-nat and associate the EIP scrape-eip with it.",
                  ["Select the NAT gateway from the **NAT gateway** drop-down list.", "Click **OK**."])
     marks = [Mark(1, "combobox", "NAT gateway", tag="select")]
     first = parse_action(policy.act(page("/vpc/eips", marks)).action)
-    error = f'[1] has no option "{first.args[1]}"; its options are: "No options available"'
+    error = f'[1] has no option "{first.args[1]}"; its options are: none (the list shows: No options available)'
     again = parse_action(policy.act(page("/vpc/eips", marks, error=error)).action)
     assert (again.name, again.args) == ("select", first.args)
     end = parse_action(policy.act(page("/vpc/eips", marks, error=error)).action)
