@@ -159,14 +159,25 @@ _DIAGNOSE_JS = """
   const inView = (b) => b.left < vw && b.top < vh && b.right > 0 && b.bottom > 0;
   if (!inView(r)) { el.scrollIntoView({block: "center", inline: "center", behavior: "instant"}); r = el.getBoundingClientRect(); }
   if (!inView(r)) return {kind: "unreachable"};
-  const cx = Math.min(Math.max(r.left + r.width / 2, 0), vw - 1), cy = Math.min(Math.max(r.top + r.height / 2, 0), vh - 1);
-  let hit = document.elementFromPoint(cx, cy);
-  while (hit && hit.shadowRoot) { const inner = hit.shadowRoot.elementFromPoint(cx, cy); if (!inner || inner === hit) break; hit = inner; }
   const up = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
   const contains = (a, b) => { for (let n = b; n; n = up(n)) if (n === a) return true; return false; };
+  const hitAtCentre = () => {
+    const cx = Math.min(Math.max(r.left + r.width / 2, 0), vw - 1), cy = Math.min(Math.max(r.top + r.height / 2, 0), vh - 1);
+    let h = document.elementFromPoint(cx, cy);
+    while (h && h.shadowRoot) { const inner = h.shadowRoot.elementFromPoint(cx, cy); if (!inner || inner === h) break; h = inner; }
+    return h;
+  };
+  const reaches = (h) => contains(el, h) || contains(h, el) || (el.labels && Array.from(el.labels).some((l) => contains(l, h)));
+  let hit = hitAtCentre();
+  if (hit && !reaches(hit)) {
+    // Inside the page's viewport is not inside a scrolled panel's: an element below a dialog's visible
+    // part, or under the bar pinned to its bottom, is reached by scrolling the panel, as a person would.
+    el.scrollIntoView({block: "center", inline: "nearest", behavior: "instant"});
+    r = el.getBoundingClientRect();
+    if (inView(r)) hit = hitAtCentre();
+  }
   if (!hit) return {kind: "unreachable"};
-  if (contains(el, hit) || contains(hit, el)) return null;
-  if (el.labels && Array.from(el.labels).some((l) => contains(l, hit))) return null;
+  if (reaches(hit)) return null;
   let dlg = null;
   for (let n = hit; n; n = up(n)) {
     const role = n.getAttribute && n.getAttribute("role");

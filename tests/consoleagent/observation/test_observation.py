@@ -157,6 +157,22 @@ def test_backdrop_without_aria_modal_blocks_the_page(som: Any, site: str) -> Non
     assert snap.modal == "overlay"
 
 
+def test_a_field_a_scrolled_panel_hides_is_scrolled_to_not_called_covered(som: Any, site: str) -> None:
+    """Inside the page's viewport is not inside a dialog's scrolled body: the field below its visible part,
+    or under the bar pinned to its bottom, is reached by scrolling the body; a mask over a panel is not."""
+    som.goto(f"{site}/scrolled_panel.html")
+    snap = snapshot(som)
+    below, under_bar = by_name(snap, "Binary?"), by_name(snap, "Enabled?")
+    assert why_not_actionable(som, below) is None  # was: covered by div 'Database sessions'
+    locate(som, below).check(timeout=2000)
+    assert locate(som, below).is_checked()
+    assert why_not_actionable(som, under_bar) is None  # was: covered by div 'Publication must be specified.'
+    locate(som, under_bar).check(timeout=2000)
+    assert locate(som, under_bar).is_checked()
+    masked = by_name(snap, "Behind the mask")
+    assert why_not_actionable(som, masked) == f"button 'Behind the mask' [{masked.id}] is covered by div 'Loading'"
+
+
 def test_disabled_controls_and_their_reasons(som: Any, site: str) -> None:
     som.goto(f"{site}/controls.html")
     snap = snapshot(som)
