@@ -48,6 +48,7 @@ class RegisteredServer:
     port: int
     maintenance_db: str
     username: str
+    comment: str | None
 
 
 class PgAdminServer:
@@ -221,7 +222,7 @@ class PgAdminServer:
         if not self.sqlite_path.exists():
             return []
         with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
-            rows = db.execute("SELECT s.id, s.name, g.name, s.host, s.port, s.maintenance_db, s.username "
+            rows = db.execute("SELECT s.id, s.name, g.name, s.host, s.port, s.maintenance_db, s.username, s.comment "
                               "FROM server s JOIN servergroup g ON g.id = s.servergroup_id ORDER BY s.id").fetchall()
         return [RegisteredServer(*row) for row in rows]
 

@@ -218,6 +218,7 @@ def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN00
     read = backend.read_state()
     servers = read("pgadmin", "DescribeServers", {"name": "PostgreSQL 15"})
     assert servers["TotalCount"] == 1 and servers["Servers"][0]["port"] == backend.cluster.port
+    assert servers["Servers"][0]["comment"] is None  # read, so that a task can check a comment the dialog set
     assert "Servers" in read("pgadmin", "DescribeServerGroups", {})["Names"]
     with pytest.raises(ValueError, match="no state call"):
         read("ecs", "DescribeInstances", {})
