@@ -155,7 +155,8 @@ class PgAdminBackend:
 
         pgAdmin's connections are closed, the work database is dropped and cloned from
         ``template1``; roles, databases and replication slots that appeared since ``start`` are
-        removed, and so are pgAdmin server groups and servers registered since then.
+        removed, and so are pgAdmin server groups and servers registered since then; pgAdmin's per-user
+        settings are put back as they were at ``start``.
         """
         started = time.monotonic()
         cluster = self._require_cluster()
@@ -178,6 +179,7 @@ class PgAdminBackend:
             cluster.execute(f'DROP ROLE IF EXISTS "{role}"')
         cluster.execute(f'CREATE DATABASE "{WORK_DATABASE}" TEMPLATE template1')
         self._reset_registrations()
+        self._reset_settings()
         self._disconnect_servers()
         if self.server is not None:  # files an episode wrote or was given (backups, CSVs) go too
             for item in self.server.storage_dir.iterdir():
@@ -218,7 +220,8 @@ class PgAdminBackend:
                 "databases": [r[0] for r in cluster.execute("SELECT datname FROM pg_database")] + [WORK_DATABASE],
                 "slots": [r[0] for r in cluster.execute("SELECT slot_name FROM pg_replication_slots")],
                 "servers": [s.id for s in self.server.servers()] if self.server else [],
-                "groups": self.server.server_groups() if self.server else []}
+                "groups": self.server.server_groups() if self.server else [],
+                "settings": self.server.settings() if self.server else []}
 
     def _reset_registrations(self) -> None:
         """Remove the server groups and servers registered during an episode from pgAdmin's database."""
@@ -229,6 +232,15 @@ class PgAdminBackend:
             db.execute(f"DELETE FROM server WHERE id NOT IN ({servers})")
             placeholders = ",".join("?" for _ in self._baseline["groups"])
             db.execute(f"DELETE FROM servergroup WHERE name NOT IN ({placeholders})", self._baseline["groups"])
+
+    def _reset_settings(self) -> None:
+        """pgAdmin's per-user settings back to the start's: a dialog opens with the last episode's choices
+        otherwise (an export's leaves the next Import/Export dialog on Export)."""
+        if self.server is None or "settings" not in self._baseline:  # a state file written before settings were kept
+            return
+        with sqlite3.connect(self.server.sqlite_path, timeout=30) as db:
+            db.execute("DELETE FROM setting")
+            db.executemany("INSERT INTO setting (user_id, setting, value) VALUES (?, ?, ?)", self._baseline["settings"])
 
     # --- judging -------------------------------------------------------------------------------------
     def audit_records(self, since: str | None = None, until: str | None = None,

@@ -226,6 +226,14 @@ class PgAdminServer:
                               "FROM server s JOIN servergroup g ON g.id = s.servergroup_id ORDER BY s.id").fetchall()
         return [RegisteredServer(*row) for row in rows]
 
+    def settings(self) -> list[list[Any]]:
+        """The per-user settings pgAdmin keeps between sessions ([user id, name, value] rows), such as the last
+        Import/Export dialog's choices, which its next opening starts from."""
+        if not self.sqlite_path.exists():
+            return []
+        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
+            return [list(row) for row in db.execute("SELECT user_id, setting, value FROM setting ORDER BY user_id, setting")]
+
     def server_groups(self) -> list[str]:
         if not self.sqlite_path.exists():
             return []

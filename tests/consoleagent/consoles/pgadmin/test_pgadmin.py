@@ -214,6 +214,17 @@ def test_reset_closes_the_connections_earlier_browser_sessions_left(console: dic
     assert backend.cluster.execute(count)[0][0] == 0
 
 
+def test_reset_puts_back_the_settings_a_dialog_starts_from(console: dict, backend) -> None:  # noqa: ANN001
+    """pgAdmin stores a user's last Import/Export choices and opens the next dialog with them: an export in
+    one episode left the next episode's import dialog on Export, and the oracle exported instead of importing."""
+    before = backend.server.settings()
+    rest = PgAdminRest(console["state"]["base_url"], console["state"]["pgadmin"]["key"])
+    rest.call("POST", "/settings/store", {"setting": "import_export_setting", "value": "export"})
+    assert ["import_export_setting", "export"] in [row[1:] for row in backend.server.settings()]
+    backend.reset()
+    assert backend.server.settings() == before
+
+
 def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN001
     read = backend.read_state()
     servers = read("pgadmin", "DescribeServers", {"name": "PostgreSQL 15"})
