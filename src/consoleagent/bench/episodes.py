@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from consoleagent.documents.restyle import AS_WRITTEN, restyle
 from consoleagent.policies.base import Policy
 from consoleagent.rewards.judge import RuleJudge
 from consoleagent.rollout.lifecycle import EpisodeSpec
@@ -15,12 +16,16 @@ from consoleagent.suite import DOCUMENTS_ROOT
 from consoleagent.tasks.spec import TaskSpec
 
 
-def episode_specs(tasks: list[TaskSpec], runs: int, documents_root: Path | None = DOCUMENTS_ROOT) -> list[EpisodeSpec]:
+def episode_specs(tasks: list[TaskSpec], runs: int, documents_root: Path | None = DOCUMENTS_ROOT,
+                  document_style: str = AS_WRITTEN) -> list[EpisodeSpec]:
     """``runs`` episodes per task (each task carries its task file: ``task.spec``); without a
-    documents root the policy gets the goal alone (no document steps)."""
+    documents root the policy gets the goal alone (no document steps). ``document_style`` rewrites the
+    steps the policy reads (``documents.restyle``); the trajectory header records them as rewritten."""
     specs = []
     for task_spec in tasks:
         task = task_spec.to_task(documents_root)
+        if document_style != AS_WRITTEN:
+            task.document = restyle(task.document, document_style)
         specs += [EpisodeSpec(task, task_spec.requirements, run_index=i) for i in range(runs)]
     return specs
 

@@ -33,6 +33,7 @@ from consoleagent.bench.parallel import WorkerConfig, run_episodes
 from consoleagent.bench.pricing import PriceTable
 from consoleagent.bench.results import RESULTS_FILE, aggregate
 from consoleagent.consoles.world import describe, reference, start_world
+from consoleagent.documents.restyle import AS_WRITTEN
 from consoleagent.rollout.ledger import RunLedger
 from consoleagent.tasks.spec import TaskSpec
 
@@ -76,6 +77,7 @@ class BenchConfig(EpisodeSettings):
     plots: bool = True
     screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
     with_documents: bool = True  # False: the policy gets each task's goal alone (verify's goal-directed attempts)
+    document_style: str = AS_WRITTEN  # the documents' steps rewritten in another style (documents.restyle)
 
     @property
     def model(self) -> str | None:
@@ -101,11 +103,12 @@ def machine() -> str:
 
 def check_run(directory: Path, config: BenchConfig) -> None:
     """A results directory belongs to one policy with one set of options: refuse to mix runs."""
-    wanted = {"policy": config.policy, "policy_options": redact(config.policy_options), "provisioning": config.provisioning}
+    wanted = {"policy": config.policy, "policy_options": redact(config.policy_options), "provisioning": config.provisioning,
+              "document_style": config.document_style}
     path = directory / RUN_FILE
     if path.exists():
         held = json.loads(path.read_text(encoding="utf-8"))
-        held = {k: held.get(k) for k in wanted}
+        held = {k: held.get(k, AS_WRITTEN if k == "document_style" else None) for k in wanted}  # older runs: as written
         if held != wanted:
             raise BenchConfigError(f"{directory} holds a run of {held}, not {wanted}: choose another results directory "
                                    "(or delete this one to start over)")
@@ -128,7 +131,7 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
     records, console = run_missing(config, tasks, playwright=playwright, on_record=on_record, limit=limit)
     directory = Path(config.results_dir)
     meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
-            "selector": config.selector,
+            "selector": config.selector, "document_style": config.document_style,
             "policy": {"name": config.policy, "options": redact(config.policy_options)}, "model": config.model,
             "runs": config.runs, "workers": config.workers, "provisioning": config.provisioning, "console": console,
             "episode_timeout_s": _deadline(config, tasks), "env_error_retries": config.env_error_retries}
@@ -189,7 +192,7 @@ def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list
             policy_options=dict(config.policy_options), trajectory_dir=directory / "trajectories",
             episode_deadline_s=deadline, env_error_retries=config.env_error_retries, provisioning=config.provisioning,
             lease_ttl_s=deadline + 300.0, screenshots=config.screenshots, with_documents=config.with_documents,
-            documents_root=backend.documents_root)
+            documents_root=backend.documents_root, document_style=config.document_style)
 
         def record(entry: dict[str, Any]) -> None:
             ledger.record(entry["key"], {k: v for k, v in entry.items() if k != "key"})

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from consoleagent.documents.restyle import AS_WRITTEN
 from consoleagent.rollout.lifecycle import EpisodeSpec, RolloutResult, run_retrying
 from consoleagent.tasks.spec import TaskSpec
 
@@ -54,14 +55,15 @@ class WorkerConfig:
     screenshots: bool = False  # a marked screenshot per step in the trajectories (verify's evidence)
     with_documents: bool = True  # False: the policy gets the goal alone (verify's goal-directed attempts)
     documents_root: Path | None = None  # the console's documents (its backend's documents_root)
+    document_style: str = AS_WRITTEN  # how the policy's document steps are written (documents.restyle)
 
 
 def bench_specs(tasks: list[TaskSpec], runs: int, provisioning: bool = True, with_documents: bool = True,
-                documents_root: Path | None = None) -> list[EpisodeSpec]:
+                documents_root: Path | None = None, document_style: str = AS_WRITTEN) -> list[EpisodeSpec]:
     from consoleagent.bench.episodes import episode_specs
     from consoleagent.suite import DOCUMENTS_ROOT
 
-    specs = episode_specs(tasks, runs, (documents_root or DOCUMENTS_ROOT) if with_documents else None)
+    specs = episode_specs(tasks, runs, (documents_root or DOCUMENTS_ROOT) if with_documents else None, document_style)
     if not provisioning:
         for spec in specs:
             spec.requirements = []
@@ -112,7 +114,8 @@ class EpisodeRunner:
         self.judge = RecordingJudge(self.world.rollout.judge)
         self.world.rollout.judge = self.judge
         self.specs = {spec.key: spec for spec in bench_specs(config.tasks, config.runs, config.provisioning,
-                                                             config.with_documents, config.documents_root)}
+                                                             config.with_documents, config.documents_root,
+                                                             config.document_style)}
 
     def run(self, key: str) -> dict[str, Any]:
         from consoleagent.bench.trace import read_trace

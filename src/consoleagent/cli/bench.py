@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from consoleagent.cli.tasks import SELECTOR_HELP
+from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import err, error, out
@@ -60,6 +60,7 @@ def bench(
                                                           "(resume later)."),
     time_scale: float = typer.Option(50.0, help="In-process stratus: virtual seconds per real second."),
     root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own tasks)."),
+    document_style: str = typer.Option("as_written", help=DOCUMENT_STYLE_HELP),
 ) -> None:
     """Benchmark a policy on the task suite through the rollout lifecycle, in parallel and resumably.
 
@@ -73,6 +74,7 @@ def bench(
     from consoleagent.bench.report import PlottingUnavailable, cost_label
     from consoleagent.bench.results import is_env_error
     from consoleagent.cli.tasks import load_selected
+    from consoleagent.documents.restyle import check_style
 
     try:
         options = policy_options_of(policy, policy_option)
@@ -80,7 +82,8 @@ def bench(
         console_opts = console_options(console, url=url, admin_token=admin_token,
                                        time_scale=time_scale if console == "stratus" else None)
         root = tasks_root(console, root)
-    except (ValueError, PriceTableError) as exc:
+        check_style(document_style)
+    except (ValueError, PriceTableError) as exc:  # UnknownStyle is a ValueError
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     if plots:
@@ -94,7 +97,7 @@ def bench(
     config = BenchConfig(results_dir=directory, policy=policy, policy_options=options, runs=runs, workers=workers,
                          selector=tasks, console=console, console_options=console_opts, episode_timeout_s=episode_timeout,
                          env_error_retries=retries, provisioning=provisioning, price_table=prices,
-                         plots=plots, command=command_line())
+                         plots=plots, command=command_line(), document_style=document_style)
     try:
         check_run(directory, config)  # before the progress bar: a results directory of another run is refused
     except BenchConfigError as exc:

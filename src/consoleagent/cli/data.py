@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from consoleagent.cli.tasks import SELECTOR_HELP
+from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
 from consoleagent.cli.console_choice import CONSOLE_HELP
 from consoleagent.policies.registry import policy_help
 
@@ -31,12 +31,14 @@ def collect(
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
     limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now (resume later)."),
     root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
+    document_style: str = typer.Option("as_written", help=DOCUMENT_STYLE_HELP),
 ) -> None:
     """Collect teacher trajectories through the rollout lifecycle (the benchmark harness): the data for `consoleagent samples`."""
     from consoleagent.bench.harness import BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
     from consoleagent.cli.tasks import console_root, load_selected
     from consoleagent.cli.console_choice import console_options
+    from consoleagent.documents.restyle import check_style
     from consoleagent.policies.registry import parse_option_pairs
     from consoleagent.training.collect import collect as run_collect
 
@@ -53,8 +55,8 @@ def collect(
         results = run_collect(specs, out_dir, policy=policy, runs=runs, workers=workers,
                               policy_options=parse_option_pairs(policy_option), selector=tasks, console=console,
                               console_options=console_options(console, url=url, admin_token=admin_token), limit=limit,
-                              on_record=seen, command=command_line())
-    except (ValueError, BenchConfigError, BenchError) as exc:
+                              on_record=seen, command=command_line(), document_style=check_style(document_style))
+    except (ValueError, BenchConfigError, BenchError) as exc:  # UnknownStyle is a ValueError
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     summary = results["summary"]

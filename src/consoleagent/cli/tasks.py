@@ -20,6 +20,8 @@ err = Console(stderr=True)
 
 SELECTOR_HELP = ("Which tasks: id globs (vpc-create-*) and/or field=value filters (product=ecs difficulty=hard "
                  "split=test release=2026.09), separated by spaces or commas. Default: all.")
+DOCUMENT_STYLE_HELP = ("How the tasks' documents are written for the agent: as_written (the files), or plain (the same "
+                       "steps with no bold or code markup around labels and values, as many runbooks are written).")
 
 
 def console_root(console: str, root: Path | None) -> Path:

@@ -339,7 +339,7 @@ class StepGRPOTrainer:
         from consoleagent.bench.episodes import episode_specs
 
         roots = {"documents_root": self._server.documents_root} if self._server is not None else {}
-        spec = episode_specs([task_spec], 1, **roots)[0]
+        spec = episode_specs([task_spec], 1, **roots, document_style=self.config.document_style)[0]
         task = spec.task
         if self.config.max_episode_steps:
             task = replace(task, max_steps=min(task.max_steps, self.config.max_episode_steps))

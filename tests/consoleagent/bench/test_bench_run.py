@@ -130,3 +130,20 @@ def test_provisioning_ablation_in_process(tmp_path: Path, playwright_instance: A
     assert off["provisioning"] is False and not episode["passed"] and not episode["env_error"], episode
     assert episode["attempts"] == 1  # the oracle's failure is not retried as an environment error
     assert episode["failure"]["class"] == "provisioning_gap", episode
+
+
+def test_a_document_style_reaches_the_policy_and_a_run_keeps_to_one_style(tmp_path: Path, playwright_instance: Any) -> None:
+    from consoleagent.bench.harness import BenchConfigError, check_run
+    from consoleagent.cli.tasks import load_selected
+    from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
+
+    [task] = load_selected("vpc-create-route-table-01", TASKS_ROOT)
+    config = BenchConfig(tmp_path / "plain", policy="oracle", runs=1, plots=False, document_style="plain")
+    results = run_bench(config, [task], playwright=playwright_instance)
+    assert results["summary"]["passed"] == 1 and results["document_style"] == "plain", results["episodes"]
+    document = read_trajectory(results["episodes"][0]["trajectory"]).header["task"]["document"]
+    as_written = task.to_task(DOCUMENTS_ROOT).document
+    assert any("**" in step for step in as_written)
+    assert len(document) == len(as_written) and not any("**" in step for step in document), document
+    with pytest.raises(BenchConfigError, match="document_style"):  # the same directory, the documents as written
+        check_run(tmp_path / "plain", BenchConfig(tmp_path / "plain", policy="oracle", runs=1, plots=False))

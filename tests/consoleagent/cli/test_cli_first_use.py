@@ -46,6 +46,15 @@ def test_run_with_an_unknown_release_says_so_and_leaves_nothing(tmp_path: Path) 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_unknown_document_style_says_so_for_bench_and_collect_and_leaves_nothing(tmp_path: Path) -> None:
+    for command in (["bench", "--policy", "oracle", "--no-plots"], ["collect", "--out", "c"]):
+        result = cli(*command, "--tasks", "vpc-create-vpc-01", "--document-style", "bold", cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert "unknown document style 'bold'" in result.stderr and "as_written, plain" in result.stderr
+        no_traceback(result)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_llm_without_an_api_key_is_a_message_for_run_and_verify(tmp_path: Path) -> None:
     run = cli("run", "--goal", "x", "--policy", "llm", "--model", "gpt-4o", cwd=tmp_path, env=NO_KEY)
     assert run.returncode == 2 and "no API key" in run.stderr

@@ -216,6 +216,8 @@ def test_an_unknown_generator_is_a_config_error(tiny_model: Path, tmp_path: Path
     assert select_generator(GRPORunConfig(model=str(tiny_model)), None, None).name == "transformers"
     with pytest.raises(ValueError, match="group_size must be at least 1"):
         GRPORunConfig(model="m", group_size=0).validate()
+    with pytest.raises(ValueError, match="document_style must be one of as_written, plain, not 'bold'"):
+        GRPORunConfig(model="m", document_style="bold").validate()
 
 
 def test_lora_update_moves_only_the_adapter_and_the_reference_is_the_base(tiny_model: Path, tmp_path: Path) -> None:
