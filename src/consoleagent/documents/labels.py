@@ -167,6 +167,84 @@ def mark_quoted_labels(text: str) -> str:
         text = marked
 
 
+# A document that marks no label at all ("click Create VPC", "choose Instances & Images > Images", "in the Key
+# Pair Name field"): its labels are found from the phrasing a writer uses around them. A label starts with a
+# capital (sentence case, "Create route table", or title case) and ends before punctuation, a preposition or
+# conjunction that begins the rest of the sentence, or the control noun that follows it.
+_LABEL_WORD = r"[\w&'()/+-]+"
+_ENDS_LABEL = (r"(?:in|on|at|to|for|from|with|within|and|or|then|next|of|if|when|until|again|under|below|above|after|before|"
+               r"that|which|so|as|button|tab|link|icon|menu|option|column|field|list|drop-down|check|box|"
+               r"dialog|page|section|switch|toggle|state|step|pane|panel)\b")
+_PLAIN_LABEL = rf"(?:[A-Z0-9]|[a-z]+[A-Z]){_LABEL_WORD}(?:\s+(?!{_ENDS_LABEL}){_LABEL_WORD}){{0,{MAX_LABEL_WORDS - 1}}}"
+# (a lower-case "modify" only: "the Modify Image Information dialog box" names a dialog)
+_PLAIN_VERB = (r"\b(?:(?i:click|choose|select|press|tap|open|expand|go to|navigate to)|enter|specify|fill in|set|change|"
+               r"modify|update|edit)\s+(?:(?:the|an?)\s+)?")
+_PLAIN_PATH = re.compile(rf"(?P<lead>{_PLAIN_VERB})(?P<path>[A-Z0-9][^.,;:\n>→]*?(?:\s*(?:>|→)\s*[^.,;:\n>→]+?)+)"
+                         rf"(?=\s*(?:[.,;:)]|$)|\s+(?:in|on|from|at|and)\s+)")
+# after a verb: the label, and those a series adds ("select the Zone and the Instance Type")
+_PLAIN_AFTER_VERB = re.compile(rf"(?P<lead>{_PLAIN_VERB})(?P<labels>{_PLAIN_LABEL}"
+                               rf"(?:(?:\s*,\s*|\s+(?:and|or)\s+)(?:the\s+)?{_PLAIN_LABEL})*)")
+# a status a list shows: "changes from Attaching to In Use", "changes to Running"
+_PLAIN_STATUS = re.compile(rf"(?P<lead>\bchanges?\s+(?:from\s+|to\s+)?)(?P<labels>{_PLAIN_LABEL}(?:\s+to\s+{_PLAIN_LABEL})?)")
+_PLAIN_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)(?P<label>{_PLAIN_LABEL})(?=\s+(?:field|tab|column|list|drop-down list|"
+                                r"check ?box|switch|toggle|option|button|dialog box|dialog|state|step|text box|menu)\b)")
+# a list of choices in title-case words: "ESSD, Standard SSD, Ultra Disk or ESSD AutoPL" (a table's description cell)
+_CHOICE = r"[A-Z0-9][\w.+/-]*(?: [A-Z0-9(][\w.+()/-]*){0,3}(?: \([^()\n]*\))?"
+_PLAIN_CHOICES = re.compile(rf"(?<![\w*])(?P<labels>{_CHOICE}(?:,\s*{_CHOICE})*,?\s+or\s+{_CHOICE})(?=\s*[.;)]|\s*$)")
+_SERIES_SPLIT = re.compile(r"(\s*,\s*|\s+(?:and|or|to)\s+)((?:the\s+)?)")
+_PARENTHESIS = re.compile(r"\([^()\n]*\)")
+# "(billed by the hour)" explains a choice; "(VPC)" or "(4 vCPU 16 GiB)" is part of its label
+_EXPLAINS = re.compile(r"\s*\((?=[^)]*\b[a-z]{2,}\b)[^()]*\)$")
+
+
+def _mark_one(text: str) -> str:
+    note = _EXPLAINS.search(text)
+    label, after = (text[:note.start()], text[note.start():]) if note else (text, "")
+    return (bold(label) if is_label_like(label) else label) + after
+
+
+def _mark_series(labels: str) -> str:
+    """Each label of "A, B and the C" marked; a comma inside a parenthesis separates nothing."""
+    kept: list[str] = []
+    hidden = _PARENTHESIS.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", labels)
+    parts = [re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], part) for part in _SERIES_SPLIT.split(hidden)]
+    out = [_mark_one(parts[0])]  # label, separator, article, label, ...
+    for i in range(1, len(parts), 3):
+        out += [parts[i], parts[i + 1], _mark_one(parts[i + 2])]
+    return "".join(out)
+
+
+def _mark_plain_line(line: str) -> str:
+    if line.lstrip().startswith("|"):  # a table's row names its fields by position; its cells may list choices
+        return _PLAIN_CHOICES.sub(lambda m: _mark_series(m.group("labels")), line)
+
+    def path(match: re.Match[str]) -> str:
+        parts = [p.strip() for p in PATH_SEPARATOR.split(match.group("path"))]
+        menu = all(re.match(r"[A-Z0-9]", p) and len(p.split()) <= MAX_PATH_PART_WORDS and not _PROSE_WORD.search(p)
+                   for p in parts)  # "More" is a menu here, though a stressed word elsewhere
+        return match.group("lead") + (path_markup(parts) if menu else match.group("path"))
+
+    line = _PLAIN_PATH.sub(path, line)
+    pieces = re.split(r"(\*\*[^*]+\*\*(?:\s*>\s*\*\*[^*]+\*\*)*)", line)  # leave the paths just marked alone
+    for i in range(0, len(pieces), 2):
+        text = _PLAIN_AFTER_VERB.sub(lambda m: m.group("lead") + _mark_series(m.group("labels")), pieces[i])
+        text = _PLAIN_CHOICES.sub(lambda m: _mark_series(m.group("labels")), text)
+        text = _PLAIN_STATUS.sub(lambda m: m.group("lead") + _mark_series(m.group("labels")), text)
+        pieces[i] = _PLAIN_BEFORE_NOUN.sub(lambda m: m.group("lead") + (bold(m.group("label"))
+                                                                        if is_label_like(m.group("label"))
+                                                                        else m.group("label")), text)
+    return "".join(pieces)
+
+
+def mark_unmarked_labels(steps: list[str]) -> list[str]:
+    """The steps of a document that marks no UI label anywhere, with its labels marked as ``**X**`` from their
+    phrasing; any other document's steps as they are. Why the whole document decides: a writer who marks
+    labels marks them throughout, and an unmarked capitalised phrase in such a document is not a label."""
+    if any("**" in step for step in steps):
+        return list(steps)
+    return ["\n".join(_mark_plain_line(line) for line in step.split("\n")) for step in steps]
+
+
 def tidy(text: str) -> str:
     """Collapse the whitespace of canonical inline text and join adjacent marks (``**A****B**``)."""
     text = re.sub(r"[ \t\r\f\v]+", " ", text)

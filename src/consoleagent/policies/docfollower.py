@@ -22,7 +22,7 @@ from dataclasses import replace
 from urllib.parse import urlparse
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import bold_labels, normalize, terms
+from consoleagent.documents.labels import bold_labels, mark_unmarked_labels, normalize, terms
 from consoleagent.observation.roles import CHOICE_ROLES, FIELD_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.base import Decision
@@ -86,7 +86,7 @@ class DocFollowerPolicy(Detours):
 
     def reset(self, goal: str, document: list[str] | None = None) -> None:
         self.goal = goal
-        self.document = list(document or [])
+        self.document = mark_unmarked_labels(list(document or []))  # a document that marks no label: found by phrasing
         self.step = 0  # the document step being executed, from 1
         self.pending = list(range(1, len(self.document) + 1))  # document steps still to do, in the order done
         self.queue: deque[Instruction] = deque()

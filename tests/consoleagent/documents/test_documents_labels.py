@@ -42,3 +42,42 @@ def test_quoted_labels_after_a_verb_or_before_a_control_noun() -> None:
         "Click **Create VPC**, then fill in the **Name** field."
     message = 'The message "The EIP is allocated." appears.'
     assert mark_quoted_labels(message) == message  # a quoted message is not a label
+
+
+def test_a_document_that_marks_no_label_has_its_labels_found_from_their_phrasing() -> None:
+    from consoleagent.documents.labels import mark_unmarked_labels
+
+    steps = ["In the left-side navigation pane, choose Storage & Snapshots > Snapshots and note the name.",
+             "On the Custom Images tab, find the image and choose More > Delete in the Actions column.",
+             "In the Networking step, select the Network (VPC), vSwitch and Security Group, and click Next.",
+             "In the Key Pair Name field, enter kp-01, then click Create.",
+             "Click Refresh until the status of the disk changes from Attaching to In Use.",
+             "In the top navigation bar, select the region of the disk. Select the check box of each VPC.",
+             "Configure the parameters.\n| Parameter | Value |\n| --- | --- |\n| Name | web-01 |\n"
+             "| Disk category | ESSD, Standard SSD or Ultra Disk. | Ultra Disk |",
+             "In the Modify Image Information dialog box, change the Custom image name and the Description.",
+             "Optionally enter a Tag Key and Tag Value. Wait until the status changes to Running.",
+             "| Billing Method | Pay-as-you-go (billed by the hour) or Subscription (paid in advance). | x |",
+             "If a > b then click Cancel. Filter by names, tags or descriptions."]
+    assert mark_unmarked_labels(steps) == [
+        "In the left-side navigation pane, choose **Storage & Snapshots** > **Snapshots** and note the name.",
+        "On the **Custom Images** tab, find the image and choose **More** > **Delete** in the **Actions** column.",
+        "In the **Networking** step, select the **Network (VPC)**, **vSwitch** and **Security Group**, and click **Next**.",
+        "In the **Key Pair Name** field, enter kp-01, then click **Create**.",
+        "Click **Refresh** until the status of the disk changes from **Attaching** to **In Use**.",
+        "In the top navigation bar, select the region of the disk. Select the check box of each VPC.",  # lower case
+        "Configure the parameters.\n| Parameter | Value |\n| --- | --- |\n| Name | web-01 |\n"  # names by position
+        "| Disk category | **ESSD**, **Standard SSD** or **Ultra Disk**. | Ultra Disk |",  # a cell's choices
+        # a capitalised "Modify" names a dialog; a lower-case one asks for a change
+        "In the **Modify Image Information** dialog box, change the **Custom image name** and the **Description**.",
+        "Optionally enter a **Tag Key** and **Tag Value**. Wait until the status changes to **Running**.",
+        # a parenthesis in lower-case words explains a choice and stays outside its label
+        "| Billing Method | **Pay-as-you-go** (billed by the hour) or **Subscription** (paid in advance). | x |",
+        "If a > b then click **Cancel**. Filter by names, tags or descriptions."]  # no menu, no choices
+
+
+def test_a_document_that_marks_a_label_anywhere_is_left_as_written() -> None:
+    from consoleagent.documents.labels import mark_unmarked_labels
+
+    steps = ["On the Instances page, click **Start**.", "Click Refresh until the status changes to Running."]
+    assert mark_unmarked_labels(steps) == steps

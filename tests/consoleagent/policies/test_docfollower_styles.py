@@ -163,3 +163,14 @@ def test_a_required_range_the_hint_bounds_gets_a_free_block_inside_it() -> None:
     assert free_block(["10.0.0.0/16"], ["10.0.0.0/16", "10.0.1.0/24", "10.0.2.0/23"]) == "10.0.4.0/24"
     assert free_block(["192.168.5.0/28"]) == "192.168.5.0/28"  # smaller than a /24: the range itself
     assert free_block(["10.0.0.0/16"], ["10.0.0.0/8"]) is None  # everything overlaps: no block to offer
+
+
+def test_a_document_with_no_markup_is_followed_by_the_labels_its_phrasing_names() -> None:
+    policy = policy_for("Create a route table named rt-01.", ["In the left-side navigation pane, choose VPC > Route tables.",
+                                                             "On the Route tables page, click Create route table."])
+    nav = [Mark(1, "link", "Overview"), Mark(2, "link", "VPC"), Mark(3, "link", "Route tables"), Mark(4, "link", "NAT gateways")]
+    first = parse_action(policy.act(page("/vpc", nav)).action)
+    assert (first.name, first.args) == ("click", (3,))  # the path's last label that the page shows
+    listing = nav + [Mark(5, "button", "Create route table"), Mark(6, "textbox", "Search")]
+    second = parse_action(policy.act(page("/vpc/route-tables", listing)).action)
+    assert (second.name, second.args) == ("click", (5,))
