@@ -190,8 +190,9 @@ _PLAIN_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)(?P<label>{_PLAIN_LABEL})(?
                                 r"check ?box|switch|toggle|option|button|dialog box|dialog|state|step|text box|menu)\b)")
 # a list of choices in title-case words: "ESSD, Standard SSD, Ultra Disk or ESSD AutoPL" (a table's description cell)
 _CHOICE = r"[A-Z0-9][\w.+/-]*(?: [A-Z0-9(][\w.+()/-]*){0,3}(?: \([^()\n]*\))?"
-_PLAIN_CHOICES = re.compile(rf"(?<![\w*])(?P<labels>{_CHOICE}(?:,\s*{_CHOICE})*,?\s+or\s+{_CHOICE})(?=\s*[.;)]|\s*$)")
-_SERIES_SPLIT = re.compile(r"(\s*,\s*|\s+(?:and|or|to)\s+)((?:the\s+)?)")
+_PLAIN_CHOICES = re.compile(rf"(?<![\w*])(?P<labels>{_CHOICE}(?:,\s*{_CHOICE})*,?\s+or\s+{_CHOICE})"
+                            r"(?=\s*[.;)]|\s*$|\s+(?:to|for|if|when|where|which)\s)")  # "or Set Later to reset ..."
+_SERIES_SPLIT = re.compile(r"(\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|to)\s+)((?:the\s+)?)")
 _PARENTHESIS = re.compile(r"\([^()\n]*\)")
 # "(billed by the hour)" explains a choice; "(VPC)" or "(4 vCPU 16 GiB)" is part of its label
 _EXPLAINS = re.compile(r"\s*\((?=[^)]*\b[a-z]{2,}\b)[^()]*\)$")
