@@ -215,9 +215,14 @@ def _mark_series(labels: str) -> str:
     return "".join(out)
 
 
+def _marked(match: re.Match[str]) -> str:
+    """A match of one of the patterns above with its labels marked (what leads up to them kept)."""
+    return (match.groupdict().get("lead") or "") + _mark_series(match.group("labels"))
+
+
 def _mark_plain_line(line: str) -> str:
     if line.lstrip().startswith("|"):  # a table's row names its fields by position; its cells may list choices
-        return _PLAIN_CHOICES.sub(lambda m: _mark_series(m.group("labels")), line)
+        return _PLAIN_CHOICES.sub(_marked, line)
 
     def path(match: re.Match[str]) -> str:
         parts = [p.strip() for p in PATH_SEPARATOR.split(match.group("path"))]
@@ -228,12 +233,9 @@ def _mark_plain_line(line: str) -> str:
     line = _PLAIN_PATH.sub(path, line)
     pieces = re.split(r"(\*\*[^*]+\*\*(?:\s*>\s*\*\*[^*]+\*\*)*)", line)  # leave the paths just marked alone
     for i in range(0, len(pieces), 2):
-        text = _PLAIN_AFTER_VERB.sub(lambda m: m.group("lead") + _mark_series(m.group("labels")), pieces[i])
-        text = _PLAIN_CHOICES.sub(lambda m: _mark_series(m.group("labels")), text)
-        text = _PLAIN_STATUS.sub(lambda m: m.group("lead") + _mark_series(m.group("labels")), text)
-        pieces[i] = _PLAIN_BEFORE_NOUN.sub(lambda m: m.group("lead") + (bold(m.group("label"))
-                                                                        if is_label_like(m.group("label"))
-                                                                        else m.group("label")), text)
+        for pattern in (_PLAIN_AFTER_VERB, _PLAIN_CHOICES, _PLAIN_STATUS):
+            pieces[i] = pattern.sub(_marked, pieces[i])
+        pieces[i] = _PLAIN_BEFORE_NOUN.sub(lambda m: m.group("lead") + _mark_one(m.group("label")), pieces[i])
     return "".join(pieces)
 
 
