@@ -172,7 +172,7 @@ def mark_quoted_labels(text: str) -> str:
 # capital (sentence case, "Create route table", or title case) and ends before punctuation, a preposition or
 # conjunction that begins the rest of the sentence, or the control noun that follows it.
 _LABEL_WORD = r"[\w&'()/+-]+"
-_ENDS_LABEL = (r"(?:in|on|at|to|for|from|with|within|and|or|then|next|of|if|when|until|again|under|below|above|after|before|"
+_ENDS_LABEL = (r"(?:in|on|at|to|for(?!\s+[A-Z])|from|with|within|and|or|then|next|of|if|when|until|again|under|below|above|after|before|"
                r"that|which|so|as|button|tab|link|icon|menu|option|column|field|list|drop-down|check|box|"
                r"dialog|page|section|switch|toggle|state|step|pane|panel)\b")
 _PLAIN_LABEL = rf"(?:[A-Z0-9]|[a-z]+[A-Z]){_LABEL_WORD}(?:\s+(?!{_ENDS_LABEL}){_LABEL_WORD}){{0,{MAX_LABEL_WORDS - 1}}}"
@@ -189,7 +189,8 @@ _PLAIN_STATUS = re.compile(rf"(?P<lead>\bchanges?\s+(?:from\s+|to\s+)?)(?P<label
 _PLAIN_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)(?P<label>{_PLAIN_LABEL})(?=\s+(?:field|tab|column|list|drop-down list|"
                                 r"check ?box|switch|toggle|option|button|dialog box|dialog|state|step|text box|menu)\b)")
 # a list of choices in title-case words: "ESSD, Standard SSD, Ultra Disk or ESSD AutoPL" (a table's description cell)
-_CHOICE = r"[A-Z0-9][\w.+/-]*(?: [A-Z0-9(][\w.+()/-]*){0,3}(?: \([^()\n]*\))?"
+_CHOICE_WORD = r"[\w+/-]*(?:\.[\w+/-]+)*"  # a dot only inside a word ("ecs.g7"), never the sentence's full stop
+_CHOICE = rf"[A-Z0-9]{_CHOICE_WORD}(?: [A-Z0-9]{_CHOICE_WORD}){{0,3}}(?: \([^()\n]*\))?"
 _PLAIN_CHOICES = re.compile(rf"(?<![\w*])(?P<labels>{_CHOICE}(?:,\s*{_CHOICE})*,?\s+or\s+{_CHOICE})"
                             r"(?=\s*[.;)]|\s*$|\s+(?:to|for|if|when|where|which)\s)")  # "or Set Later to reset ..."
 _SERIES_SPLIT = re.compile(r"(\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|to)\s+)((?:the\s+)?)")
@@ -226,7 +227,7 @@ def _mark_plain_line(line: str) -> str:
 
     def path(match: re.Match[str]) -> str:
         parts = [p.strip() for p in PATH_SEPARATOR.split(match.group("path"))]
-        menu = all(re.match(r"[A-Z0-9]", p) and len(p.split()) <= MAX_PATH_PART_WORDS and not _PROSE_WORD.search(p)
+        menu = all(re.match(r"[A-Z0-9]|[a-z]+[A-Z]", p) and len(p.split()) <= MAX_PATH_PART_WORDS and not _PROSE_WORD.search(p)
                    for p in parts)  # "More" is a menu here, though a stressed word elsewhere
         return match.group("lead") + (path_markup(parts) if menu else match.group("path"))
 

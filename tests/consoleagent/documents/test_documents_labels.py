@@ -59,6 +59,7 @@ def test_a_document_that_marks_no_label_has_its_labels_found_from_their_phrasing
              "Optionally enter a Tag Key and Tag Value. Wait until the status changes to Running.",
              "| Billing Method | Pay-as-you-go (billed by the hour) or Subscription (paid in advance). | x |",
              "| Logon Credential | Key Pair (Linux only), Custom Password, or Set Later to reset it later. | x |",
+             "Choose VPC > vSwitches, click Apply for EIP, then the service: SSH (22), HTTP (80) or RDP (3389).",
              "If a > b then click Cancel. Filter by names, tags or descriptions."]
     assert mark_unmarked_labels(steps) == [
         "In the left-side navigation pane, choose **Storage & Snapshots** > **Snapshots** and note the name.",
@@ -75,6 +76,7 @@ def test_a_document_that_marks_no_label_has_its_labels_found_from_their_phrasing
         # a parenthesis in lower-case words explains a choice and stays outside its label
         "| Billing Method | **Pay-as-you-go** (billed by the hour) or **Subscription** (paid in advance). | x |",
         "| Logon Credential | **Key Pair** (Linux only), **Custom Password**, or **Set Later** to reset it later. | x |",
+        "Choose **VPC** > **vSwitches**, click **Apply for EIP**, then the service: **SSH (22)**, **HTTP (80)** or **RDP (3389)**.",
         "If a > b then click **Cancel**. Filter by names, tags or descriptions."]  # no menu, no choices
 
 
