@@ -186,6 +186,7 @@ _PLAIN_AFTER_VERB = re.compile(rf"(?P<lead>{_PLAIN_VERB})(?P<labels>{_PLAIN_LABE
                                rf"(?:(?:\s*,\s*|\s+(?:and|or)\s+)(?:the\s+)?{_PLAIN_LABEL})*)")
 # a status a list shows: "changes from Attaching to In Use", "changes to Running"
 _PLAIN_STATUS = re.compile(rf"(?P<lead>\bchanges?\s+(?:from\s+|to\s+)?)(?P<labels>{_PLAIN_LABEL}(?:\s+to\s+{_PLAIN_LABEL})?)")
+# (not "page" or "section": writers who mark every button still leave "On the Instances page" unmarked)
 _PLAIN_BEFORE_NOUN = re.compile(rf"(?P<lead>\bthe\s+)(?P<label>{_PLAIN_LABEL})(?=\s+(?:field|tab|column|list|drop-down list|"
                                 r"check ?box|switch|toggle|option|button|dialog box|dialog|state|step|text box|menu)\b)")
 # a list of choices in title-case words: "ESSD, Standard SSD, Ultra Disk or ESSD AutoPL" (a table's description cell)

@@ -86,7 +86,7 @@ class DocFollowerPolicy(Detours):
 
     def reset(self, goal: str, document: list[str] | None = None) -> None:
         self.goal = goal
-        self.document = mark_unmarked_labels(list(document or []))  # a document that marks no label: found by phrasing
+        self.document = mark_unmarked_labels(document or [])  # a document that marks no label: found by phrasing
         self.step = 0  # the document step being executed, from 1
         self.pending = list(range(1, len(self.document) + 1))  # document steps still to do, in the order done
         self.queue: deque[Instruction] = deque()
