@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
+from consoleagent.documents.restyle import AS_WRITTEN
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import err, error, out
@@ -60,7 +61,7 @@ def bench(
                                                           "(resume later)."),
     time_scale: float = typer.Option(50.0, help="In-process stratus: virtual seconds per real second."),
     root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own tasks)."),
-    document_style: str = typer.Option("as_written", help=DOCUMENT_STYLE_HELP),
+    document_style: str = typer.Option(AS_WRITTEN, help=DOCUMENT_STYLE_HELP),
 ) -> None:
     """Benchmark a policy on the task suite through the rollout lifecycle, in parallel and resumably.
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
+from consoleagent.documents.restyle import AS_WRITTEN
 from consoleagent.cli.console_choice import CONSOLE_HELP
 from consoleagent.policies.registry import policy_help
 
@@ -31,7 +32,7 @@ def collect(
     admin_token: Optional[str] = typer.Option(None, envvar="STRATUS_ADMIN_TOKEN", help="Its admin token (with --url)."),
     limit: Optional[int] = typer.Option(None, min=0, help="Run at most this many new episodes now (resume later)."),
     root: Optional[Path] = typer.Option(None, help="Folder of task files (default: the console's own)."),
-    document_style: str = typer.Option("as_written", help=DOCUMENT_STYLE_HELP),
+    document_style: str = typer.Option(AS_WRITTEN, help=DOCUMENT_STYLE_HELP),
 ) -> None:
     """Collect teacher trajectories through the rollout lifecycle (the benchmark harness): the data for `consoleagent samples`."""
     from consoleagent.bench.harness import BenchConfigError, command_line

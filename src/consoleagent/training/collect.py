@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from consoleagent.documents.restyle import AS_WRITTEN
 from consoleagent.tasks.spec import TaskSpec
 
 
@@ -20,7 +21,7 @@ def collect(tasks: list[TaskSpec], out_dir: str | Path, *, policy: str = "oracle
             policy_options: dict[str, Any] | None = None, selector: str | None = None, console: Any = "stratus",
             console_options: dict[str, Any] | None = None, limit: int | None = None, playwright: Any = None,
             on_record: Callable[[dict[str, Any]], None] | None = None, command: str | None = None,
-            document_style: str = "as_written") -> dict[str, Any]:
+            document_style: str = AS_WRITTEN) -> dict[str, Any]:
     """Run ``policy`` on ``tasks`` ``runs`` times each into ``out_dir`` (resuming what is there); return the
     harness's results document. ``console``: the console backend's name (with ``console_options``), a
     console YAML file, or a started backend object. ``document_style``: the documents' steps as the teacher

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from consoleagent.documents.restyle import STYLES
+from consoleagent.documents.restyle import AS_WRITTEN, STYLES
 
 T = TypeVar("T")
 GENERATORS = ("auto", "transformers")  # where GRPO's rollout actions come from (training.grpo.select_generator)
@@ -210,7 +210,7 @@ class GRPORunConfig:
     val_tasks: str | None = "split=val"
     val_limit: int | None = None
     tasks_root: str | None = None
-    document_style: str = "as_written"
+    document_style: str = AS_WRITTEN
     steps: int = 10
     tasks_per_step: int = 2
     group_size: int = 4
