@@ -46,6 +46,9 @@ _DEFAULT = re.compile(r"\b(?:the\s+)?default(?:\s+value)?\s+is\s+\*\*(?P<value>[
 _ACTION_ONLY = re.compile(r"^\s*(?:click|press|tap|double-click|right-click)\b(?!\s+(?:inside|in|into)\s+the\b)", re.I)
 _TAB = re.compile(r"\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
 _SELF_DEFAULT = re.compile(r"\bthis is the default\b", re.I)
+# "Select a button next to *Maintenance operation* to specify ...:": a field introduced by the list of its choices
+CHOICE_INTRO = re.compile(r"^\s*(?:select|choose|click|pick)\s+(?:a|an|one)\s+(?:button|option|value|choice)s?\s+"
+                          r"(?:next to|in|of|for|beside)\s+(?:the\s+)?\*\*(?P<label>[^*]+)\*\*\s*(?P<rest>.*)$", re.I | re.S)
 
 
 def sentence_fields(text: str) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from consoleagent.documents.cells import table_parameters
-from consoleagent.documents.fields import FIELD_PATTERNS, described_field
+from consoleagent.documents.fields import CHOICE_INTRO, FIELD_PATTERNS, described_field
 from consoleagent.documents.labels import BOLD, CONFIRM_WITH, bold_labels, console_named, listed_choices, strip_markup
 from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
@@ -185,6 +185,9 @@ def line_instructions(line: str) -> list[Instruction]:
     place = _OPEN_PLACE.search(line)
     if place:
         return lead + [Instruction("find", place.group("label").strip(), text=line)]
+    buttons = _one_of_buttons(line)
+    if buttons is not None:
+        return lead + [buttons]
     clauses = _TWO_CLAUSES.match(line.strip())
     if clauses:
         return lead + line_instructions(clauses.group("first")) + line_instructions(clauses.group("second"))
@@ -206,6 +209,15 @@ def line_instructions(line: str) -> list[Instruction]:
             ins = field_instruction(described)
             return lead + (_each_switch(ins, line) if ins else []) + [a for a in actions if a not in chosen]
     return lead + actions
+
+
+def _one_of_buttons(line: str) -> Instruction | None:
+    """"Select a button next to **Maintenance operation** ...: **VACUUM** to ..., **REINDEX** to ..., or **CLUSTER**
+    to ...": a click on one of the listed buttons, the one the goal names or whose purpose it states."""
+    intro = CHOICE_INTRO.match(line)
+    listed = intro.group("rest").partition(":")[2] if intro else ""
+    labels = [label.strip() for label in BOLD.findall(listed)]
+    return Instruction("click", labels[0], text=line, options=labels) if len(labels) >= 2 else None
 
 
 def _each_switch(ins: Instruction, line: str) -> list[Instruction]:

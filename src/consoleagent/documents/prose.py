@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from consoleagent.documents.blocks import Block, Item
 from consoleagent.documents.cells import table_parameters
-from consoleagent.documents.fields import described_field, group_label
+from consoleagent.documents.fields import CHOICE_INTRO, described_field, group_label
 from consoleagent.documents.labels import bold, bold_labels, strip_markup
 from consoleagent.documents.model import FieldSpec, Step, Table, Value
 from consoleagent.documents.sections import Section, special
@@ -27,9 +27,6 @@ _TAB_CLICK = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*[^*]+\
 _CLICKED = re.compile(r"\bclick\s+(?:on\s+)?(?:the\s+)?\*\*([^*]+)\*\*", re.I)
 _TAB_NAMED = re.compile(r"^\s*(?:click|select|open)\s+(?:on\s+)?the\s+\*\*(?P<label>[^*]+)\*\*\s+tab\b", re.I)
 _DIALOG = re.compile(r"\b(?:[Uu]se|[Oo]pen)\s+the\s+(?:\*\*(?P<bold>[^*]+)\*\*|(?P<plain>[A-Z][\w -]{0,40}?))\s+dialog\b")
-# "Select a button next to *Maintenance operation* to ...:": a field whose choices the list below names
-_CHOICE_INTRO = re.compile(r"^\s*(?:select|choose|click|pick)\s+(?:a|an|one)\s+(?:button|option|value|choice)s?\s+"
-                           r"(?:next to|in|of|for|beside)\s+(?:the\s+)?\*\*(?P<label>[^*]+)\*\*\s*(?P<rest>.*)$", re.I | re.S)
 # "Select *PUBLIC* if ...", "Click *VACUUM* to ...", "Select a pre-defined role name to ...": one choice of such a field
 _OPTION_ITEM = re.compile(r"^\s*(?:select|choose|click|pick)\s+(?:\*\*[^*]+\*\*|an?\s|the\s)", re.I)
 _TITLE_DIALOG = re.compile(r"^(?P<name>.+?)\s+(?:dialog(?: box)?|window|wizard|page)$", re.I)
@@ -73,6 +70,8 @@ class _Walk:
     described: int = 0  # fields the page describes without giving a value ("Use the *Name* field to ...")
     notes: list[str] = field(default_factory=list)
     choice: FieldSpec | None = None  # the field whose choices the lists being read name ("Maintenance operation")
+    choice_step: Step | None = None  # the step of a field of buttons, whose text lists its choices (``_list_choices``)
+    choices_read: list[str] = field(default_factory=list)  # those choices so far, each with what it is for
 
 
 def prose_steps(body: list[Block], source: str) -> tuple[list[Step], bool, list[str]]:
@@ -156,7 +155,7 @@ def _intro_field(walk: _Walk) -> FieldSpec | None:
     if walk.intro is None:
         return None
     text = walk.intro.text
-    choice = _CHOICE_INTRO.match(text)
+    choice = CHOICE_INTRO.match(text)
     if choice:
         return FieldSpec(label=choice.group("label").strip(), value=Value("instruction", text.strip()), description=text,
                          control="buttons", group=walk.group, line=walk.intro.line, source=walk.source)
@@ -187,6 +186,9 @@ def _choices(walk: _Walk, block: Block, items: list[str]) -> bool:
         walk.fills += 1
         walk.described += 1
         walk.choice = spec
+        walk.choice_step, walk.choices_read = (step if spec.control == "buttons" else None), []
+    if walk.choice_step is not None:
+        _list_choices(walk, spec, items)
     for item, text in zip(block.items, items):
         labels = bold_labels(text)
         for nested in (b for b in item.blocks if b.kind == "list"):
@@ -196,6 +198,28 @@ def _choices(walk: _Walk, block: Block, items: list[str]) -> bool:
                 _fill_step(walk, nested, nested_specs)
     walk.choice = spec
     return True
+
+
+_PURPOSE = re.compile(r"^\s*to\s+(?P<purpose>[^.;:]+)")
+
+
+def _list_choices(walk: _Walk, spec: FieldSpec, items: list[str]) -> None:
+    """A field of buttons ("Select a button next to **Maintenance operation** ...:") whose choices a list explains
+    ("Click **REINDEX** to rebuild any index ..."): its step says, in one sentence, each choice and what it is for
+    ("...: **VACUUM** to scan ..., **REINDEX** to rebuild any index ..., or **CLUSTER** to ..."). The reader of the
+    step (the follower) re-reads its text: it takes the choice the goal names, or the one whose purpose the goal
+    states ("Rebuild the indexes of the table"). Lists continued after a nested list or an image add theirs."""
+    for text in items:
+        labels = bold_labels(text)
+        if labels:
+            purpose = _PURPOSE.match(text.split(bold(labels[0]), 1)[-1])
+            walk.choices_read.append(bold(labels[0]) + (f" to {purpose.group('purpose').strip()}" if purpose else ""))
+    read = walk.choices_read
+    listed = read[0] if len(read) == 1 else f"{', '.join(read[:-1])}, or {read[-1]}"
+    step = walk.choice_step
+    assert step is not None
+    step.text = f"{(spec.description or step.text).rstrip().removesuffix(':').removesuffix('.')}: {listed}."
+    reannotate(step)
 
 
 def _item_field(walk: _Walk, item: Item) -> FieldSpec | None:

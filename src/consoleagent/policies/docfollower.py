@@ -35,15 +35,15 @@ from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
 from consoleagent.policies.docfollow.goal_lists import boxes_to_tick, description, listed_in_goal, opens_boxes, written_as
-from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, purpose_in_goal, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
-                                              left_unchanged, made_name, named_by_goal, operator_in_goal, option_in_goal,
-                                              related_values, resource_hints, row_hints, SHAPES)
+                                              left_unchanged, made_name, named_by_goal, operator_in_goal, option_by_purpose,
+                                              option_in_goal, related_values, resource_hints, row_hints, SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -196,7 +196,7 @@ class DocFollowerPolicy(Detours):
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
         """Typed and chosen values come from the goal where it names one of the same kind; a "change the
         parameters" table sets only what the goal changes; of "click **Start**, **Stop** or **Restart**" the
-        button the goal asks for ("Stop the instances ...")."""
+        button the goal asks for ("Stop the instances ...") or whose purpose it states."""
         valued = []
         for i in instructions:
             if i.kind in ("fill", "select") and left_empty(i.target, self.goal):
@@ -207,7 +207,8 @@ class DocFollowerPolicy(Detours):
             elif i.kind in ("fill", "select") and i.value:
                 valued.append(replace(i, value=self.values.value_for(i.target, i.value, i.options)))
             elif i.kind == "click" and i.options:
-                valued.append(replace(i, target=option_in_goal(i.options, self.goal) or i.target))
+                chosen = option_in_goal(i.options, self.goal) or option_by_purpose(i.options, i.text, self.goal)
+                valued.append(replace(i, target=chosen or i.target))
             else:
                 valued.append(i)
         return valued
@@ -962,6 +963,8 @@ class DocFollowerPolicy(Detours):
             on = switch_from_goal(ins.target, self.goal)
             if on is None and ins.siblings:  # "only the inserts" of INSERT, UPDATE, DELETE, TRUNCATE
                 on = only_one_of(ins.target, ins.siblings, self.goal)
+            if on is None and purpose_in_goal(ins.sentence, self.goal):  # "To exclude status messages, move ... No"
+                on = toggle_wanted(ins.options[0]) if ins.options else True
             if on is None:
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None

@@ -15,6 +15,7 @@ import ipaddress
 import itertools
 import re
 
+from consoleagent.documents.labels import terms
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, root, stem
 from consoleagent.policies.docfollow.goal_fields import names as names_whole
 
@@ -246,6 +247,30 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
         if named:
             return named[0] if len(named) == 1 else None
     return None
+
+
+_MIN_PURPOSE_WORDS = 2  # words a goal must share with one choice's purpose alone: "table" and "database" tell nothing
+
+
+def option_by_purpose(options: list[str], sentence: str, goal: str) -> str | None:
+    """The listed choice whose purpose, as the sentence listing the choices states it ("**REINDEX** to rebuild any
+    index ..."), the goal states in its own words ("Rebuild the indexes of the table"), for a goal that names no
+    choice. Words of more than one choice's purpose ("the selected table") tell nothing; the choice must share at
+    least two other words with the goal, and more than any other choice does. None otherwise."""
+    purposes = [_purpose_of(option, sentence) for option in options]
+    words = [{root(w) for w in terms(p)} for p in purposes]
+    shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
+    goal_words = {root(w) for w in terms(goal)}
+    scores = sorted(((len((ws - shared) & goal_words), option) for option, ws in zip(options, words)), reverse=True)
+    if len(scores) < 2 or scores[0][0] < _MIN_PURPOSE_WORDS or scores[0][0] == scores[1][0]:
+        return None
+    return scores[0][1]
+
+
+def _purpose_of(option: str, sentence: str) -> str:
+    """What a sentence says after a choice's bold name, up to the next bold name ("to rebuild any index ...")."""
+    after = sentence.split(f"**{option}**", 1)
+    return after[1].split("**", 1)[0] if len(after) == 2 else ""
 
 
 _UNCHANGED = re.compile(r"\b(?:without changing|not changing|keeping|keep|leaving|leave)\s+(?:the|their|its)\s+"

@@ -97,6 +97,14 @@ def test_choices_with_their_own_fields_keep_them_as_fill_steps() -> None:
     operation = procedure.steps[1].inputs[0]
     assert operation.label == "Maintenance operation" and operation.value is not None
     assert operation.value.options == ["VACUUM", "ANALYZE", "REINDEX", "CLUSTER"]
+    # the step says each choice and what it is for, as the page does, so that its reader can pick one by either
+    assert texts[1] == ("Select a button next to **Maintenance operation** to specify the type of maintenance: "
+                        "**VACUUM** to scan the selected database or table to reclaim storage used by dead tuples, "
+                        "**ANALYZE** to update the stored statistics used by the query planner, **REINDEX** to rebuild "
+                        "any index in case it has degenerated due to the insertion of unusual data patterns, or "
+                        "**CLUSTER** to instruct PostgreSQL to cluster the selected table.")
+    [click] = instructions_from(texts[1])
+    assert (click.kind, click.options) == ("click", ["VACUUM", "ANALYZE", "REINDEX", "CLUSTER"])
     assert "Fill in the fields of **VACUUM**." in texts and "Fill in the fields of **REINDEX**." in texts
     vacuum = procedure.steps[texts.index("Fill in the fields of **VACUUM**.")]
     assert [s.label for s in vacuum.all_inputs()][:3] == ["FULL", "FREEZE", "ANALYZE"]

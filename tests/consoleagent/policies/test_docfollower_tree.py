@@ -652,3 +652,50 @@ def test_a_choice_named_by_its_participle() -> None:
     field = Mark(40, "combobox", "Trigger enabled?", value="Enable", tag="input")
     typed = act(policy, [field])
     assert (typed.name, typed.args) == ("type", (40, "Disable"))
+
+
+def test_a_button_chosen_by_its_name_or_its_purpose_and_switches_the_goal_words_otherwise() -> None:
+    """"Select a button next to **Job kind** ...: **SWEEP** to ..., **REBUILD** to rebuild any index ..., or ...": the
+    button the goal names, else the one whose purpose the goal states ("Rebuild the indexes"), else none but the
+    first. A switch the goal names in another form ("freezes" for **FREEZE**) is turned on; a sentence that starts
+    with its purpose ("To exclude status messages ..., move **Verbose Messages** to **No**") is followed when the
+    goal asks for it ("without status messages") and not otherwise (measured as the follower running the default
+    operation with its default switches for three such goals of a reference page)."""
+    from consoleagent.policies.docfollow.goal_fields import purpose_in_goal
+    from consoleagent.policies.goal_values import option_by_purpose
+
+    choice = ("Select a button next to **Job kind** to specify the kind of job: **SWEEP** to reclaim the space of dead "
+              "rows, **RECOUNT** to update the statistics the planner uses, **REBUILD** to rebuild any index in case it "
+              "has degenerated, or **GROUP** to cluster the selected table.")
+    verbose = ("To exclude status messages from the output, move the **Verbose Messages** switch to the **No** "
+               "position; by default, status messages are included.")
+    document = [choice, "Fill in the fields of **SWEEP**.\na. Move the **FREEZE** switch to the **Yes** position to "
+                "freeze data in a table.", verbose, "Click **OK**."]
+    kinds = ["SWEEP", "RECOUNT", "REBUILD", "GROUP"]
+    [click] = instructions_from(choice)
+    assert (click.kind, click.target, click.options) == ("click", "SWEEP", kinds)
+    assert option_by_purpose(kinds, choice, "Rebuild the indexes of the table t1.") == "REBUILD"
+    assert option_by_purpose(kinds, choice, "Refresh the planner statistics of the table t1.") == "RECOUNT"
+    assert option_by_purpose(kinds, choice, "Do some work on the table t1.") is None  # "table": two purposes say it
+    assert purpose_in_goal(verbose, "Run SWEEP on t1 without status messages.") is True
+    assert purpose_in_goal(verbose, "Run SWEEP on t1 with status messages.") is False
+    assert purpose_in_goal(verbose, "Run SWEEP on t1.") is False
+    assert switch_from_goal("FREEZE", "Run a SWEEP that also freezes the rows of t1.") is True
+
+    def marks(verbose_on: bool = True, freeze_on: bool = False) -> list[Mark]:
+        return ([Mark(10 + k, "button", kind) for k, kind in enumerate(kinds)]
+                + [Mark(20, "switch", "FREEZE", states=["checked"] if freeze_on else []),
+                   Mark(21, "switch", "Verbose Messages", states=["checked"] if verbose_on else []),
+                   Mark(30, "button", "OK")])
+
+    rebuild = DocFollowerPolicy()
+    rebuild.reset("Rebuild the indexes of the table t1 through the Jobs dialog.", document)
+    assert act(rebuild, marks()) == parse_action("click(12)")
+    assert act(rebuild, marks()) == parse_action("click(30)")  # FREEZE and the messages as they are
+
+    sweep = DocFollowerPolicy()
+    sweep.reset("Run a SWEEP that also freezes the rows of the table t1, without status messages in the output.", document)
+    assert act(sweep, marks()) == parse_action("click(10)")
+    assert act(sweep, marks()) == parse_action("check(20)")
+    assert act(sweep, marks(freeze_on=True)) == parse_action("uncheck(21)")
+    assert act(sweep, marks(freeze_on=True, verbose_on=False)) == parse_action("click(30)")

@@ -281,9 +281,32 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
     for i, s in enumerate(stems):
         if s == words[0] and i > 0 and stems[i - 1] in _NEGATIONS:
             return False
-    if _together(words, stems):
-        return True
+    if _together(words, stems) or _together([root(w) for w in _label_words(label) if w not in GENERIC],
+                                            [root(t) for t in _tokens(goal)]):
+        return True  # "freezes the rows" names **FREEZE**: compared without the final "e" too
     return _given_object(words, stems)
+
+
+# "To exclude status messages from the process output, move the **Verbose Messages** switch to the **No** position"
+_PURPOSE_FIRST = re.compile(r"^\s*to\s+(?P<verb>[a-z]+)\s+(?P<what>[a-z][a-z -]*?)\s*(?:\b(?:from|in|of|on|for|to)\b[^,]*)?,",
+                            re.I)
+_EXCLUDING = {stem(w) for w in ("exclude", "omit", "hide", "suppress", "remove", "skip", "disable", "drop", "avoid")}
+
+
+def purpose_in_goal(sentence: str, goal: str) -> bool:
+    """Whether the goal asks for what a sentence that starts with its purpose is for ("To exclude status messages
+    from the process output, move ...": a goal "without status messages in the output"): the purpose's object is
+    in the goal, after a "without"/"no" when the purpose excludes it and not after one when it does not."""
+    purpose = _PURPOSE_FIRST.match(sentence or "")
+    if purpose is None:
+        return False
+    what = [root(w) for w in _label_words(purpose.group("what")) if w not in GENERIC]
+    roots = [root(t) for t in _tokens(goal)]
+    if not what or not _together(what, roots):
+        return False
+    at = next(i for i, r in enumerate(roots) if r == what[0])
+    negated = any(r in _NEGATIONS | _EXCLUDING for r in roots[max(0, at - 3):at])
+    return negated == (stem(purpose.group("verb")) in _EXCLUDING)
 
 
 def _together(words: list[str], stems: list[str]) -> bool:
