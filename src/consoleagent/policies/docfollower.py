@@ -33,7 +33,7 @@ from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, editable, empty_field, find_mark, names_in
 from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
-from consoleagent.policies.docfollow.goal_code import code_from_goal
+from consoleagent.policies.docfollow.goal_code import CODE_NOUNS, code_from_goal, outside_code
 from consoleagent.policies.docfollow.goal_lists import boxes_to_tick, description, listed_in_goal, opens_boxes, written_as
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, purpose_in_goal, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
@@ -977,7 +977,7 @@ class DocFollowerPolicy(Detours):
         # text box, a list written as the page says ("in single quotes separated by comma") first
         listed = written_as(listed_in_goal(ins.target, self.goal), how) if mark.role in TEXT_ROLES else None
         wanted = (listed or self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
-                  or option_in_goal(ins.options, self.goal))
+                  or option_in_goal(ins.options, self.goal) or self._code_for(ins, mark))
         if wanted is not None and normalize(wanted) != normalize(current):
             enabling = self._enable_first(mark)
             if enabling is not None:
@@ -1018,6 +1018,15 @@ class DocFollowerPolicy(Detours):
             self.queue.appendleft(Instruction("pick", ins.target, value, text=ins.text))
         return decision
 
+    def _code_for(self, ins: Instruction, mark: Mark) -> str | None:
+        """A text field described by the code it takes ("Use the **Constraint** field to provide a condition that
+        a row must satisfy"): the goal's code of that kind (``code_from_goal``: "only among the rows where
+        room > 100"), else None."""
+        if mark.role not in TEXT_ROLES:
+            return None
+        nouns = terms(ins.value) & CODE_NOUNS
+        return next((code for noun in sorted(nouns) if (code := code_from_goal(noun, self.goal))), None)
+
     def _open_list(self, ins: Instruction, mark: Mark) -> Decision:
         """An empty editable drop-down the document asks to set and the goal gives no value of its own: its list
         is opened, as a person looks at the choices, and ``_offered`` takes the option the goal names ("no two
@@ -1050,7 +1059,8 @@ class DocFollowerPolicy(Detours):
             return loading
         self.queue.popleft()
         names = [m.name for m in options if normalize(m.name) not in self._taken_options]
-        chosen = named_by_goal(names, self.goal) or operator_in_goal(names, self.goal)
+        outside = outside_code(self.goal)  # the ">" of "where room > 100" is the condition's, not this list's
+        chosen = named_by_goal(names, outside) or operator_in_goal(names, outside)
         field = next((m for m in obs.marks if (m.name, m.context) == self._listed_field and m.role == "combobox"), None)
         if chosen is None or field is None:
             return self._decide(Action("press", ("Escape",)), f"Step {self.step}: the goal names none of the "

@@ -699,3 +699,34 @@ def test_a_button_chosen_by_its_name_or_its_purpose_and_switches_the_goal_words_
     assert act(sweep, marks()) == parse_action("check(20)")
     assert act(sweep, marks(freeze_on=True)) == parse_action("uncheck(21)")
     assert act(sweep, marks(freeze_on=True, verbose_on=False)) == parse_action("click(30)")
+
+
+def test_a_condition_the_goal_writes_after_where_goes_into_the_field_that_takes_one() -> None:
+    """"Use the **Constraint** field to provide a condition that a row must satisfy": a goal "only among the rows where
+    room > 100" gives that field "room > 100", and the ">" in it is the condition's, not the option of a list of
+    operators ("an equal room" is **=**). Before: the follower took **>** for the column's operator and left the
+    condition empty (measured on a partial exclusion constraint of a reference page: Save stayed disabled)."""
+    from consoleagent.policies.docfollow.goal_code import code_from_goal, outside_code
+
+    goal = "create a widget named w1 so that no two rows have an equal room, only among the rows where room > 100."
+    assert code_from_goal("condition", goal) == "room > 100"
+    assert code_from_goal("condition", "Delete the rows where the name is old.") is None  # no comparison: no code
+    assert code_from_goal("command", goal) is None  # "where" writes a condition, not a command
+    assert "100" not in outside_code(goal) and "equal room" in outside_code(goal)
+
+    policy = DocFollowerPolicy()
+    policy.reset(goal, ["Use the **Constraint** field to provide a condition that a row must satisfy to be included "
+                        "in the table.", "Use the drop-down list next to **Operator** to specify a comparison or "
+                        "conditional operator."])
+    assert act(policy, [Mark(40, "textbox", "Constraint")]).args == (40, "room > 100")
+    operator = Mark(70, "combobox", "Operator", tag="input")
+    filled = [Mark(40, "textbox", "Constraint", value="room > 100")]
+    assert act(policy, filled + [operator]).args == (70,)
+    operators = [Mark(70, "combobox", "Operator", tag="input", states=["expanded"])] + [
+        Mark(80 + i, "option", o) for i, o in enumerate([">", "=", "<"])]
+    assert act(policy, filled + operators).args == (70, "=")
+
+    silent = DocFollowerPolicy()
+    silent.reset("create a widget named w2.", ["Use the **Constraint** field to provide a condition that a row must "
+                                               "satisfy to be included in the table.", "Click **Save**."])
+    assert act(silent, [Mark(40, "textbox", "Constraint"), Mark(41, "button", "Save")]).args == (41,)
