@@ -188,7 +188,7 @@ def _choices(walk: _Walk, block: Block, items: list[str]) -> bool:
         walk.choice = spec
         walk.choice_step, walk.choices_read = (step if spec.control == "buttons" else None), []
     if walk.choice_step is not None:
-        _list_choices(walk, spec, items)
+        _list_choices(walk.choice_step, walk.choices_read, spec, items)
     for item, text in zip(block.items, items):
         labels = bold_labels(text)
         for nested in (b for b in item.blocks if b.kind == "list"):
@@ -203,7 +203,7 @@ def _choices(walk: _Walk, block: Block, items: list[str]) -> bool:
 _PURPOSE = re.compile(r"^\s*to\s+(?P<purpose>[^.;:]+)")
 
 
-def _list_choices(walk: _Walk, spec: FieldSpec, items: list[str]) -> None:
+def _list_choices(step: Step, read: list[str], spec: FieldSpec, items: list[str]) -> None:
     """A field of buttons ("Select a button next to **Maintenance operation** ...:") whose choices a list explains
     ("Click **REINDEX** to rebuild any index ..."): its step says, in one sentence, each choice and what it is for
     ("...: **VACUUM** to scan ..., **REINDEX** to rebuild any index ..., or **CLUSTER** to ..."). The reader of the
@@ -213,11 +213,8 @@ def _list_choices(walk: _Walk, spec: FieldSpec, items: list[str]) -> None:
         labels = bold_labels(text)
         if labels:
             purpose = _PURPOSE.match(text.split(bold(labels[0]), 1)[-1])
-            walk.choices_read.append(bold(labels[0]) + (f" to {purpose.group('purpose').strip()}" if purpose else ""))
-    read = walk.choices_read
+            read.append(bold(labels[0]) + (f" to {purpose.group('purpose').strip()}" if purpose else ""))
     listed = read[0] if len(read) == 1 else f"{', '.join(read[:-1])}, or {read[-1]}"
-    step = walk.choice_step
-    assert step is not None
     step.text = f"{(spec.description or step.text).rstrip().removesuffix(':').removesuffix('.')}: {listed}."
     reannotate(step)
 

@@ -242,11 +242,16 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     # its name before the brackets is tried when the whole text names none
     for texts in (options, [o.split("(")[0] or o for o in options]):
         words = [{root(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in texts]
-        shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
+        shared = _shared_words(words)
         named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
         if named:
             return named[0] if len(named) == 1 else None
     return None
+
+
+def _shared_words(word_sets: list[set[str]]) -> set[str]:
+    """The words more than one choice has: they tell the choices apart no better than silence."""
+    return {w for i, ws in enumerate(word_sets) for w in ws if any(w in other for j, other in enumerate(word_sets) if j != i)}
 
 
 _MIN_PURPOSE_WORDS = 2  # words a goal must share with one choice's purpose alone: "table" and "database" tell nothing
@@ -259,7 +264,7 @@ def option_by_purpose(options: list[str], sentence: str, goal: str) -> str | Non
     least two other words with the goal, and more than any other choice does. None otherwise."""
     purposes = [_purpose_of(option, sentence) for option in options]
     words = [{root(w) for w in terms(p)} for p in purposes]
-    shared = {w for i, ws in enumerate(words) for w in ws if any(w in other for j, other in enumerate(words) if j != i)}
+    shared = _shared_words(words)
     goal_words = {root(w) for w in terms(goal)}
     scores = sorted(((len((ws - shared) & goal_words), option) for option, ws in zip(options, words)), reverse=True)
     if len(scores) < 2 or scores[0][0] < _MIN_PURPOSE_WORDS or scores[0][0] == scores[1][0]:
