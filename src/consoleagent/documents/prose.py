@@ -214,8 +214,7 @@ def _list_choices(step: Step, read: list[str], spec: FieldSpec, items: list[str]
         if labels:
             purpose = _PURPOSE.match(text.split(bold(labels[0]), 1)[-1])
             read.append(bold(labels[0]) + (f" to {purpose.group('purpose').strip()}" if purpose else ""))
-    listed = read[0] if len(read) == 1 else f"{', '.join(read[:-1])}, or {read[-1]}"
-    step.text = f"{(spec.description or step.text).rstrip().removesuffix(':').removesuffix('.')}: {listed}."
+    step.text = f"{(spec.description or step.text).rstrip().removesuffix(':').removesuffix('.')}: {_series(read)}."
     reannotate(step)
 
 
@@ -243,8 +242,12 @@ def _with_nested_choices(item: Item) -> str:
     if not labels or not text:
         return text
     named = [bold(label) for label in dict.fromkeys(labels)]
-    listed = " or ".join(named) if len(named) <= 2 else f"{', '.join(named[:-1])}, or {named[-1]}"
-    return f"{text.rstrip().removesuffix('.').removesuffix(':')}: {listed}."
+    return f"{text.rstrip().removesuffix('.').removesuffix(':')}: {_series(named)}."
+
+
+def _series(items: list[str]) -> str:
+    """Items as a sentence lists them: "A", "A or B", "A, B, or C"."""
+    return " or ".join(items) if len(items) <= 2 else f"{', '.join(items[:-1])}, or {items[-1]}"
 
 
 def _fill_step(walk: _Walk, block: Block, specs: list[FieldSpec | None]) -> None:
