@@ -33,7 +33,7 @@ from consoleagent.bench.parallel import WorkerConfig, run_episodes
 from consoleagent.bench.pricing import PriceTable
 from consoleagent.bench.results import RESULTS_FILE, aggregate
 from consoleagent.consoles.world import describe, reference, start_world
-from consoleagent.documents.restyle import AS_WRITTEN
+from consoleagent.documents.restyle import AS_WRITTEN, check_style
 from consoleagent.rollout.ledger import RunLedger
 from consoleagent.tasks.spec import TaskSpec
 
@@ -78,6 +78,10 @@ class BenchConfig(EpisodeSettings):
     screenshots: bool = False  # marked screenshots in the trajectories (verify shows them at each discrepancy)
     with_documents: bool = True  # False: the policy gets each task's goal alone (verify's goal-directed attempts)
     document_style: str = AS_WRITTEN  # the documents' steps rewritten in another style (documents.restyle)
+
+    def __post_init__(self) -> None:
+        # an unknown style fails here, where the caller made it, not later in each worker's first episode
+        check_style(self.document_style)
 
     @property
     def model(self) -> str | None:

@@ -132,6 +132,14 @@ def test_provisioning_ablation_in_process(tmp_path: Path, playwright_instance: A
     assert episode["failure"]["class"] == "provisioning_gap", episode
 
 
+def test_an_unknown_document_style_is_refused_where_the_config_is_made(tmp_path: Path) -> None:
+    from consoleagent.documents.restyle import UnknownStyle
+
+    with pytest.raises(UnknownStyle, match="'bold'.*as_written, plain"):
+        BenchConfig(tmp_path / "bold", policy="oracle", runs=1, plots=False, document_style="bold")
+    assert not (tmp_path / "bold").exists()  # nothing was started or written
+
+
 def test_a_document_style_reaches_the_policy_and_a_run_keeps_to_one_style(tmp_path: Path, playwright_instance: Any) -> None:
     from consoleagent.bench.harness import BenchConfigError, check_run
     from consoleagent.cli.tasks import load_selected
