@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from consoleagent.consoles.pgadmin.cluster import PROVISIONER_APPLICATION
+from consoleagent.consoles.pgadmin.server import read_only_rows
 
 PGADMIN_APPLICATION_PREFIX = "pgAdmin 4"
 OBJECT_BROWSER_PATTERN = r"pgAdmin 4 - DB:.*"  # the rule constraint that admits only the Object Explorer
@@ -184,13 +185,8 @@ UTILITY_USER_AGENT = "pgAdmin 4 - utility"
 
 def utility_records(sqlite_path: Path, *, account_id: str = "") -> list[dict[str, Any]]:
     """pgAdmin's background utility jobs as audit records, oldest first."""
-    import sqlite3
-
-    if not Path(sqlite_path).exists():
-        return []
-    with sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True, timeout=10) as db:
-        rows = db.execute("SELECT pid, command, arguments, logdir, start_time, end_time, exit_code, server_id "
-                          "FROM process ORDER BY start_time").fetchall()
+    rows = read_only_rows(sqlite_path, "SELECT pid, command, arguments, logdir, start_time, end_time, exit_code, "
+                          "server_id FROM process ORDER BY start_time")
     return sorted((_utility_record(row, account_id) for row in rows if row[4]), key=lambda r: r["eventTime"])
 
 

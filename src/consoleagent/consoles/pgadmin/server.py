@@ -13,6 +13,7 @@ The process is started in its own session and stopped through its PID file: its 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -219,26 +220,27 @@ class PgAdminServer:
     # --- its configuration database -------------------------------------------------------------
     def servers(self) -> list[RegisteredServer]:
         """The registered servers with their groups (read straight from pgAdmin's SQLite database)."""
-        if not self.sqlite_path.exists():
-            return []
-        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
-            rows = db.execute("SELECT s.id, s.name, g.name, s.host, s.port, s.maintenance_db, s.username, s.comment "
-                              "FROM server s JOIN servergroup g ON g.id = s.servergroup_id ORDER BY s.id").fetchall()
+        rows = read_only_rows(self.sqlite_path, "SELECT s.id, s.name, g.name, s.host, s.port, s.maintenance_db, "
+                              "s.username, s.comment FROM server s JOIN servergroup g ON g.id = s.servergroup_id ORDER BY s.id")
         return [RegisteredServer(*row) for row in rows]
 
     def settings(self) -> list[list[Any]]:
         """The per-user settings pgAdmin keeps between sessions ([user id, name, value] rows), such as the last
         Import/Export dialog's choices, which its next opening starts from."""
-        if not self.sqlite_path.exists():
-            return []
-        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
-            return [list(row) for row in db.execute("SELECT user_id, setting, value FROM setting ORDER BY user_id, setting")]
+        return [list(row) for row in read_only_rows(self.sqlite_path,
+                                                    "SELECT user_id, setting, value FROM setting ORDER BY user_id, setting")]
 
     def server_groups(self) -> list[str]:
-        if not self.sqlite_path.exists():
-            return []
-        with sqlite3.connect(f"file:{self.sqlite_path}?mode=ro", uri=True, timeout=10) as db:
-            return [row[0] for row in db.execute("SELECT name FROM servergroup ORDER BY id")]
+        return [row[0] for row in read_only_rows(self.sqlite_path, "SELECT name FROM servergroup ORDER BY id")]
+
+
+def read_only_rows(sqlite_path: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of a query on pgAdmin's configuration database, opened read-only (pgAdmin itself writes it);
+    none when pgAdmin has not created it yet."""
+    if not Path(sqlite_path).exists():
+        return []
+    with contextlib.closing(sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True, timeout=10)) as db:
+        return db.execute(sql).fetchall()
 
 
 def _is_alive(pid: int) -> bool:
