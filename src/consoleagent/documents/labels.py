@@ -11,6 +11,7 @@ label at all (italics also stress words: "do *not* ...").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 # ``choose **A** > **B** > **C**``: a menu path (also written with an arrow).
@@ -208,9 +209,8 @@ def _mark_one(text: str) -> str:
 
 def _mark_series(labels: str) -> str:
     """Each label of "A, B and the C" marked; a comma inside a parenthesis separates nothing."""
-    kept: list[str] = []
-    hidden = _PARENTHESIS.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", labels)
-    parts = [re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], part) for part in _SERIES_SPLIT.split(hidden)]
+    hidden, restore = _hide_parentheses(labels)
+    parts = [restore(part) for part in _SERIES_SPLIT.split(hidden)]
     out = [_mark_one(parts[0])]  # label, separator, article, label, ...
     for i in range(1, len(parts), 3):
         out += [parts[i], parts[i + 1], _mark_one(parts[i + 2])]
@@ -222,9 +222,78 @@ def _marked(match: re.Match[str]) -> str:
     return (match.groupdict().get("lead") or "") + _mark_series(match.group("labels"))
 
 
+_MARKED = re.compile(r"(\*\*[^*]+\*\*(?:\s*>\s*\*\*[^*]+\*\*)*)")  # labels (and paths) already marked
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+_CLAUSE_SEPARATOR = re.compile(r";\s+|,\s+(?:(?:and|or)\s+)?|\s+or\s+")
+
+
+def _outside_marks(text: str, mark: Callable[[str], str]) -> str:
+    """``mark`` applied to the parts of ``text`` that no label mark covers yet."""
+    pieces = _MARKED.split(text)
+    return "".join(mark(piece) if i % 2 == 0 else piece for i, piece in enumerate(pieces))
+
+
+def _hide_parentheses(text: str) -> tuple[str, Callable[[str], str]]:
+    """``text`` with each parenthesis one opaque token (a comma or an "or" inside it separates nothing), and the
+    function that puts them back."""
+    kept: list[str] = []
+    hidden = _PARENTHESIS.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", text)
+    return hidden, lambda part: re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], part)
+
+
+def _choices_beside(example: str, cell: str) -> list[str]:
+    """The choices a description explains one clause each, found from the one the row's example gives: in
+    "Pay-by-data-transfer charges for outbound traffic; Pay-by-bandwidth charges for the peak bandwidth" the
+    example *Pay-by-data-transfer* leads a clause, so each sibling clause of its sentence is led by a choice of
+    as many words (a parenthesis after it kept: "Online (the instance keeps running) for an attached disk")."""
+    size = len(_PARENTHESIS.sub("", example).split())
+    hidden, restore = _hide_parentheses(strip_markup(cell))
+    sentences = _SENTENCE_END.split(hidden)
+    led = [restore(s.split(":", 1)[0]) for s in sentences if ":" in s]  # "Basic Security Group: instances ..."
+    if example in led:
+        return [lead for lead in led if re.match(r"[A-Z0-9]", lead) and is_label_like(lead)]
+    for sentence in sentences:
+        clauses = [restore(c).strip().rstrip(".") for c in _CLAUSE_SEPARATOR.split(sentence)]
+        if not any(c == example or c.startswith(example + " ") for c in clauses):
+            continue
+        found = []
+        for clause in clauses:
+            lead = re.match(rf"[A-Z0-9]\S*(?:\s+\S+){{{size - 1}}}(?:\s+\([^()]*\))?", clause)
+            if lead and lead.group(0).split()[-1].casefold() not in STOPWORDS and is_label_like(lead.group(0)):
+                found.append(lead.group(0))
+        return found
+    return []
+
+
+def _mark_cell(cell: str, example: str) -> str:
+    """A description cell of a table row with the labels it names: after a UI verb ("set the Peak Bandwidth"),
+    and the choices of the row's example ("The default is Ultra Disk", "for example ecs.g7 · General Purpose",
+    and the clauses beside it; ``_choices_beside``)."""
+    cell = _outside_marks(cell, lambda piece: _PLAIN_AFTER_VERB.sub(_marked, piece))
+    # an example with no capitalised word is a value ("doc-vpc", "web-01"), which a description may name too
+    if (not re.search(r"\b[A-Z]", example) or not is_label_like(_EXPLAINS.sub("", example))
+            or bold(_EXPLAINS.sub("", example)) in cell):
+        return cell
+    for choice in [example] + [c for c in _choices_beside(example, cell) if c != example]:
+        if f"**{_EXPLAINS.sub('', choice)}**" not in cell:
+            cell = _outside_marks(cell, lambda piece, c=choice: re.sub(rf"(?<![\w*]){re.escape(c)}(?![\w*])",
+                                                                       lambda _: _mark_one(c), piece, count=1))
+    return cell
+
+
+def _mark_plain_row(line: str) -> str:
+    """A table row: its first cell names its field by position and is left alone; its description cells may
+    list choices, and name labels after a verb or through the row's example (its last cell)."""
+    cells = _PLAIN_CHOICES.sub(_marked, line).split("|")  # ["  ", field, description..., example, ""]
+    example = cells[-2].strip() if len(cells) >= 5 else ""
+    for i in range(2, len(cells) - 2):
+        cells[i] = _mark_cell(cells[i], example)
+    return "|".join(cells)
+
+
 def _mark_plain_line(line: str) -> str:
-    if line.lstrip().startswith("|"):  # a table's row names its fields by position; its cells may list choices
-        return _PLAIN_CHOICES.sub(_marked, line)
+    if line.lstrip().startswith("|"):  # a table's row names its fields by position
+        return _mark_plain_row(line)
 
     def path(match: re.Match[str]) -> str:
         parts = [p.strip() for p in PATH_SEPARATOR.split(match.group("path"))]
@@ -232,13 +301,12 @@ def _mark_plain_line(line: str) -> str:
                    for p in parts)  # "More" is a menu here, though a stressed word elsewhere
         return match.group("lead") + (path_markup(parts) if menu else match.group("path"))
 
-    line = _PLAIN_PATH.sub(path, line)
-    pieces = re.split(r"(\*\*[^*]+\*\*(?:\s*>\s*\*\*[^*]+\*\*)*)", line)  # leave the paths just marked alone
-    for i in range(0, len(pieces), 2):
+    def prose(piece: str) -> str:
         for pattern in (_PLAIN_AFTER_VERB, _PLAIN_CHOICES, _PLAIN_STATUS):
-            pieces[i] = pattern.sub(_marked, pieces[i])
-        pieces[i] = _PLAIN_BEFORE_NOUN.sub(lambda m: m.group("lead") + _mark_one(m.group("label")), pieces[i])
-    return "".join(pieces)
+            piece = pattern.sub(_marked, piece)
+        return _PLAIN_BEFORE_NOUN.sub(lambda m: m.group("lead") + _mark_one(m.group("label")), piece)
+
+    return _outside_marks(_PLAIN_PATH.sub(path, line), prose)  # the paths just marked left alone
 
 
 def mark_unmarked_labels(steps: list[str]) -> list[str]:

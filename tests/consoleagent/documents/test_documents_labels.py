@@ -80,6 +80,34 @@ def test_a_document_that_marks_no_label_has_its_labels_found_from_their_phrasing
         "If a > b then click **Cancel**. Filter by names, tags or descriptions."]  # no menu, no choices
 
 
+def test_a_table_row_names_labels_after_a_verb_and_through_its_example() -> None:
+    from consoleagent.documents.labels import mark_unmarked_labels
+
+    rows = ["| Assign Public IPv4 | Select it to assign a public IP address, and set the Peak Bandwidth in Mbps. | Cleared |",
+            "| Metering | Pay-by-data-transfer charges for outbound traffic; Pay-by-bandwidth charges for the peak. | "
+            "Pay-by-data-transfer |",
+            "| Resize method | Online (the instance keeps running) for an attached disk, or Offline (the disk is detached) "
+            "for a detached disk. | Offline (the disk is detached) |",
+            "| Type | Basic Group: members reach each other. Advanced Group: all traffic is denied. | Basic Group |",
+            "| Family | Filters the instance types, for example ecs.g7 · General Purpose. | ecs.g7 · General Purpose |",
+            "| Disk | The category of the disk. The default is Ultra Disk. | Ultra Disk |",
+            "| Name | The name of the VPC, such as doc-vpc. Enter a name. | doc-vpc |"]
+    assert mark_unmarked_labels(rows) == [
+        # a verb names a label in a description cell; the field's own cell is read by position, the example is a value
+        "| Assign Public IPv4 | Select it to assign a public IP address, and set the **Peak Bandwidth** in Mbps. | Cleared |",
+        # the example leads a clause: each clause beside it is led by a choice of as many words
+        "| Metering | **Pay-by-data-transfer** charges for outbound traffic; **Pay-by-bandwidth** charges for the peak. | "
+        "Pay-by-data-transfer |",
+        "| Resize method | **Online** (the instance keeps running) for an attached disk, or **Offline** (the disk is "
+        "detached) for a detached disk. | Offline (the disk is detached) |",
+        "| Type | **Basic Group**: members reach each other. **Advanced Group**: all traffic is denied. | Basic Group |",
+        # the example named in the description's prose
+        "| Family | Filters the instance types, for example **ecs.g7 · General Purpose**. | ecs.g7 · General Purpose |",
+        "| Disk | The category of the disk. The default is **Ultra Disk**. | Ultra Disk |",
+        # an example with no capitalised word is a value, not a label
+        "| Name | The name of the VPC, such as doc-vpc. Enter a name. | doc-vpc |"]
+
+
 def test_a_document_that_marks_a_label_anywhere_is_left_as_written() -> None:
     from consoleagent.documents.labels import mark_unmarked_labels
 
