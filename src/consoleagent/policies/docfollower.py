@@ -943,6 +943,10 @@ class DocFollowerPolicy(Detours):
         grid = self._into_grid(ins, obs, match)
         if grid is not None:
             return grid
+        if match is not None and match.quality == "fuzzy" and ins.alias is None \
+                and value_from_goal(ins.target, self.goal) is not None:
+            ins.alias = match.mark.name  # the page's *LC_CTYPE* is the form's "LC_TYPE", and the goal gives it a value
+            return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
         if match is None or match.quality == "fuzzy":
             named = [o for o in ins.options if switch_from_goal(o, self.goal)]
             option = next((m for o in named for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES | {"button"})] if m), None)
@@ -1081,8 +1085,8 @@ class DocFollowerPolicy(Detours):
 
     def _pick(self, ins: Instruction, obs: Observation) -> Decision | None:
         """After typing into an editable drop-down: click the option it now offers for the typed text (the
-        option named so, or the one that starts with it: "int_label(integer)" for "int_label"); none shown:
-        the typed text stays."""
+        option named so, or the one that starts with it: "int_label(integer)" for "int_label", or one the goal
+        writes in words); none shown: the typed text stays."""
         typed = ins.value.casefold()
         # an offer to create what was typed ('Create "x"') is not an option of the list
         options = [m for m in _listed_options(obs) if f'"{typed}"' not in m.name.casefold()]
@@ -1093,7 +1097,9 @@ class DocFollowerPolicy(Detours):
                   or next((m for m in options if normalize(m.name).startswith(want + " ")), None)
                   # the same name qualified or not: "public.log_ddl" for "log_ddl", "orders" for "public.orders"
                   or next((m for m in options if m.name.casefold().endswith("." + typed)
-                           or typed.endswith("." + m.name.casefold())), None))
+                           or typed.endswith("." + m.name.casefold())), None)
+                  # a name the goal writes as words: "for the current user" is CURRENT_USER
+                  or next((m for m in options if "_" in m.name and holds_name(self.goal, m.name.replace("_", " "))), None))
         loading = self._options_loading(ins, obs, options)
         if loading is not None:
             return loading

@@ -1589,3 +1589,43 @@ def test_a_word_of_another_fields_label_gives_no_value_and_a_list_offering_nothi
     for _ in range(2):
         assert creatable.act(page("/browser", offer)).action == "wait(1)"
     assert creatable.act(page("/browser", offer)).action == "click(3)"  # an offer to create it: the text stays
+
+
+def test_a_goal_names_a_value_by_its_kind_and_an_owner_by_a_passive() -> None:
+    """Measured on pgAdmin's foreign data wrapper and collation dialogs: "function" typed into **Validator**
+    for "whose validator function is postgresql_fdw_validator", and **Owner** left as it was for "owned by
+    the role reporting"."""
+    from consoleagent.policies.docfollow.goal_fields import value_from_goal
+    wrapper = "Create a foreign data wrapper named checked whose validator function is postgresql_fdw_validator."
+    assert value_from_goal("Validator", wrapper) == "postgresql_fdw_validator"
+    assert value_from_goal("Handler", wrapper) is None
+    assert value_from_goal("Option", "with the option debug set to true") == "debug"  # a value, not a kind
+    assert value_from_goal("Template", "with the template snowball and the option language set to english") == "snowball"
+    owned = "Create a collation named reporting_c owned by the role reporting, whose LC_COLLATE is C."
+    assert value_from_goal("Owner", owned) == "reporting"
+    assert value_from_goal("Grantor", "Grant SELECT to bob, granted by alice.") == "alice"
+    assert value_from_goal("Owner", "Create a collation named reporting_c.") is None
+
+
+def test_a_field_the_form_names_otherwise_is_reported_and_filled_when_the_goal_gives_it_a_value() -> None:
+    """pgAdmin's collation page says *LC_CTYPE*; its form says "LC_TYPE" (measured as the field left empty and
+    Save disabled). A renamed field the goal gives no value stays as the console has it."""
+    steps = ["Use the **LC_CTYPE** field to specify a locale with specified character classification.", "Click **Save**."]
+    form = [Mark(1, "textbox", "LC_COLLATE"), Mark(2, "textbox", "LC_TYPE"), Mark(3, "button", "Save")]
+    policy = follower(steps, "Create a collation named c1 whose LC_CTYPE is C.")
+    assert policy.act(page("/browser", form)).action == 'report_discrepancy(1, "label_changed", "LC_CTYPE", "LC_TYPE")'
+    assert policy.act(page("/browser", form)).action == 'type(2, "C")'
+    untold = follower(steps, "Create a collation named c1.")
+    assert untold.act(page("/browser", form)).action == "click(3)"
+
+
+def test_an_option_the_goal_writes_in_words_is_picked() -> None:
+    """"for the current user" is the option CURRENT_USER (measured as the typed "current" left in pgAdmin's
+    **User** list, and the mapping made for the login role instead)."""
+    policy = follower(["Select the name of the user in the **User** field.", "Click **Save**."],
+                      "Create a user mapping for the current user on the foreign server remote1.")
+    field = Mark(1, "combobox", "User", tag="input")
+    assert policy.act(page("/browser", [field, Mark(3, "button", "Save")])).action == 'type(1, "current")'
+    typed = Mark(1, "combobox", "User", tag="input", value="current", states=["expanded"])
+    offered = [typed, Mark(4, "option", "CURRENT_USER"), Mark(3, "button", "Save")]
+    assert policy.act(page("/browser", offered)).action == "click(4)"

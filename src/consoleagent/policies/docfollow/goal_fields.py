@@ -171,6 +171,10 @@ def value_from_goal(label: str, goal: str) -> str | None:
         if not spans and len(words) > 1 and word not in GENERIC and stems.count(word) == 1 \
                 and stems.index(word) not in kind and not _modified(stems, stems.index(word), words):
             spans = [(stems.index(word), stems.index(word) + 1)]
+    if not spans:
+        agent = _by_agent(tokens, stems, words)
+        if agent is not None:
+            return agent
     for value_like in (True, False):  # a value that looks like one anywhere beats a plain word
         for start, end in spans:
             for got in (_after(tokens, end), _before(tokens, start)):
@@ -234,16 +238,42 @@ def _object_kind(tokens: list[str]) -> set[int]:
 def _after(tokens: list[str], index: int) -> str | None:
     """The value after a label: directly ("template snowball"), or after linking words when value-like."""
     linked = False
-    for token in tokens[index:index + 5]:
-        lowered = token.casefold()
+    for at in range(index, min(index + 5, len(tokens))):
+        token, lowered = tokens[at], tokens[at].casefold()
         if lowered in LINKS:
             linked = True
             continue
         if lowered in STRUCTURE or token in (",", ";"):
             return None
+        if at == index and _kind_noun(tokens, at):
+            continue
         if not linked or _VALUE_LIKE.match(token):
             return _clean(token)
         return None
+    return None
+
+
+_COPULAS = {"is", "=", ":"}
+
+
+def _kind_noun(tokens: list[str], at: int) -> bool:
+    """Whether the word at ``at`` says what kind of thing the label's value is, before "is" and the value:
+    "whose validator *function* is postgresql_fdw_validator" (measured as "function" typed into **Validator**)."""
+    if not tokens[at].isalpha() or _VALUE_LIKE.match(tokens[at]) or at + 2 >= len(tokens):
+        return False
+    return tokens[at + 1].casefold() in _COPULAS and bool(_VALUE_LIKE.match(tokens[at + 2]))
+
+
+def _by_agent(tokens: list[str], stems: list[str], words: list[str]) -> str | None:
+    """The value of a label that names who does something, from the goal's passive: "owned by the role
+    reporting" for **Owner**, "granted by alice" for **Grantor** (past the article and the word that says what
+    the name is)."""
+    verbs = {w[:-2] for w in words if len(w) > 4 and w.endswith(("er", "or"))}
+    for i, token in enumerate(tokens[:-1]):
+        if stems[i] in verbs and token.casefold().endswith("ed") and tokens[i + 1].casefold() == "by":
+            rest = list(itertools.dropwhile(lambda t: t.casefold() in STRUCTURE | _PRINCIPALS, tokens[i + 2:]))
+            if rest and rest[0] not in (",", ";"):
+                return _clean(rest[0])
     return None
 
 
