@@ -43,7 +43,8 @@ from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
                                               left_unchanged, made_name, named_by_goal, operator_in_goal, option_by_purpose,
-                                              option_in_goal, related_values, resource_hints, row_hints, SHAPES)
+                                              option_in_goal, purpose_stated, related_values, resource_hints, row_hints,
+                                              SHAPES)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -525,6 +526,13 @@ class DocFollowerPolicy(Detours):
     def _hint(self) -> str:
         return self.document[self.step - 1] if 0 < self.step <= len(self.document) else ""
 
+    def _purpose_asked(self, ins: Instruction) -> bool:
+        """Whether the goal asks, in its own words, for what the step says this control is for, among the
+        other controls the step lists ("without waiting for conflicting locks" for **SKIP LOCKED**)."""
+        step = self._hint()
+        controls = list(dict.fromkeys(i.target for i in instructions_from(step) if i.kind == "choose"))
+        return ins.target in controls and purpose_stated(ins.target, controls, step, self.goal)
+
     def _find(self, ins: Instruction, obs: Observation, roles: set[str] | None = None,
               exclude: set[str] | None = None, prefer: list[str] | None = None, label: str | None = None) -> Match | None:
         avoid = {field for field, step in self.fields_set.items() if step != self.step}
@@ -968,6 +976,8 @@ class DocFollowerPolicy(Detours):
             if on is None and ins.siblings:  # "only the inserts" of INSERT, UPDATE, DELETE, TRUNCATE
                 on = only_one_of(ins.target, ins.siblings, self.goal)
             if on is None and purpose_in_goal(ins.sentence, self.goal):  # "To exclude status messages, move ... No"
+                on = toggle_wanted(ins.options[0]) if ins.options else True
+            if on is None and self._purpose_asked(ins):  # "... to **Yes** to specify that VACUUM should not wait ..."
                 on = toggle_wanted(ins.options[0]) if ins.options else True
             if on is None:
                 self.queue.popleft()  # the goal does not say: the console's default stays

@@ -15,7 +15,7 @@ import ipaddress
 import itertools
 import re
 
-from consoleagent.documents.labels import terms
+from consoleagent.documents.labels import STOPWORDS, terms
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, root, stem
 from consoleagent.policies.docfollow.goal_fields import names as names_whole
 
@@ -243,7 +243,9 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
     for texts in (options, [o.split("(")[0] or o for o in options]):
         words = [{root(w) for w in re.findall(r"[a-z0-9]+", o.casefold())} for o in texts]
         shared = _shared_words(words)
-        named = [o for o, ws in zip(options, words) if (ws - shared) and (ws - shared) <= goal_words]
+        # a choice named by a word that also links a sentence ("ON", "IN") is not named by "Run VACUUM on the table"
+        own = [ws - shared - STOPWORDS for ws in words]
+        named = [o for o, ws in zip(options, own) if ws and ws <= goal_words]
         if named:
             return named[0] if len(named) == 1 else None
     return None
@@ -262,20 +264,37 @@ def option_by_purpose(options: list[str], sentence: str, goal: str) -> str | Non
     index ..."), the goal states in its own words ("Rebuild the indexes of the table"), for a goal that names no
     choice. Words of more than one choice's purpose ("the selected table") tell nothing; the choice must share at
     least two other words with the goal, and more than any other choice does. None otherwise."""
-    purposes = [_purpose_of(option, sentence) for option in options]
-    words = [{root(w) for w in terms(p)} for p in purposes]
-    shared = _shared_words(words)
-    goal_words = {root(w) for w in terms(goal)}
-    scores = sorted(((len((ws - shared) & goal_words), option) for option, ws in zip(options, words)), reverse=True)
+    scores = sorted(((score, option) for option, score in _purpose_scores(options, sentence, goal).items()), reverse=True)
     if len(scores) < 2 or scores[0][0] < _MIN_PURPOSE_WORDS or scores[0][0] == scores[1][0]:
         return None
     return scores[0][1]
 
 
-def _purpose_of(option: str, sentence: str) -> str:
-    """What a sentence says after a choice's bold name, up to the next bold name ("to rebuild any index ...")."""
-    after = sentence.split(f"**{option}**", 1)
-    return after[1].split("**", 1)[0] if len(after) == 2 else ""
+def purpose_stated(option: str, options: list[str], text: str, goal: str) -> bool:
+    """Whether the goal states, in its own words, the purpose the text gives one of several controls it lists
+    ("Move the **SKIP LOCKED** switch to the **Yes** position to specify that VACUUM should not wait for any
+    conflicting locks", for a goal "without waiting for conflicting locks"): at least two words of that purpose
+    alone. Unlike ``option_by_purpose`` several controls may be asked for at once."""
+    return _purpose_scores(options, text, goal).get(option, 0) >= _MIN_PURPOSE_WORDS
+
+
+def _purpose_scores(options: list[str], text: str, goal: str) -> dict[str, int]:
+    """For each choice, how many words of its purpose alone (none another choice's purpose has) the goal has."""
+    words = [{root(w) for w in terms(_purpose_of(option, text, options))} for option in options]
+    shared = _shared_words(words)
+    goal_words = {root(w) for w in terms(goal)}
+    return {option: len((ws - shared) & goal_words) for option, ws in zip(options, words)}
+
+
+def _purpose_of(option: str, text: str, options: list[str]) -> str:
+    """What a text says after a choice's bold name, up to the next choice's ("to rebuild any index ..."; a bold
+    word that is no choice, such as the **Yes** a switch is moved to, belongs to the purpose)."""
+    after = text.split(f"**{option}**", 1)
+    if len(after) != 2:
+        return ""
+    rest = after[1].split("\n", 1)[0]  # a list's next item is another control's
+    ends = [at for other in options if other != option for at in [rest.find(f"**{other}**")] if at >= 0]
+    return rest[:min(ends)] if ends else rest
 
 
 _UNCHANGED = re.compile(r"\b(?:without changing|not changing|keeping|keep|leaving|leave)\s+(?:the|their|its)\s+"

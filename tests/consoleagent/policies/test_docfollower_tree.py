@@ -730,3 +730,37 @@ def test_a_condition_the_goal_writes_after_where_goes_into_the_field_that_takes_
     silent.reset("create a widget named w2.", ["Use the **Constraint** field to provide a condition that a row must "
                                                "satisfy to be included in the table.", "Click **Save**."])
     assert act(silent, [Mark(40, "textbox", "Constraint"), Mark(41, "button", "Save")]).args == (41,)
+
+
+def test_a_switch_whose_purpose_the_goal_states_is_turned_on_and_a_count_before_a_field_fills_it() -> None:
+    """"Move the **SKIP LOCKED** switch to the **Yes** position to specify that the job should not wait for any
+    conflicting locks": a goal "without waiting for conflicting locks" turns it on; words every switch's purpose has
+    ("job", "table") ask for none. "with 2 parallel workers" is **PARALLEL**'s 2 (it was "workers"), and a choice
+    **ON** is not named by "on the table" (measured on a reference page's dialog: the switch left off, "workers"
+    typed into the number field, and **INDEX CLEANUP** set to ON)."""
+    from consoleagent.policies.docfollow.goal_fields import value_from_goal
+    from consoleagent.policies.goal_values import option_in_goal, purpose_stated
+
+    step = ("Fill in the fields of **SWEEP**.\n"
+            "a. Move the **FULL** switch to the **Yes** position to rewrite the whole table without dead space.\n"
+            "b. Move the **SKIP LOCKED** switch to the **Yes** position to specify that the job should not wait for any "
+            "conflicting locks to be released when it starts on a table.\n"
+            "c. Move the **TRUNCATE** switch to the **Yes** position to specify that the job should truncate the empty "
+            "pages at the end of the table.\n"
+            "d. Use the **PARALLEL** field to run the index phases of the job with several parallel workers.")
+    goal = "Run a SWEEP on the table t1 with 2 parallel workers, without waiting for conflicting locks."
+    controls = ["FULL", "SKIP LOCKED", "TRUNCATE", "PARALLEL"]
+    assert [c for c in controls if purpose_stated(c, controls, step, goal)] == ["SKIP LOCKED", "PARALLEL"]
+    assert not any(purpose_stated(c, controls, step, "Run a SWEEP job on the table t1.") for c in controls)
+    assert value_from_goal("PARALLEL", goal) == "2"
+    assert value_from_goal("Instance Name", "Create 2 instances.") is None  # a count is no part of a label's value
+    assert option_in_goal(["AUTO", "ON", "OFF"], goal) is None
+    assert option_in_goal(["AUTO", "ON", "OFF"], "Run a SWEEP with index cleanup off.") == "OFF"
+
+    policy = DocFollowerPolicy()
+    policy.reset(goal, [step, "Click **OK**."])
+    marks = [Mark(20, "switch", "FULL"), Mark(21, "switch", "SKIP LOCKED"), Mark(22, "switch", "TRUNCATE"),
+             Mark(23, "textbox", "PARALLEL"), Mark(30, "button", "OK")]
+    assert act(policy, marks) == parse_action("check(21)")
+    marks[1] = Mark(21, "switch", "SKIP LOCKED", states=["checked"])
+    assert act(policy, marks) == parse_action('type(23, "2")')

@@ -177,7 +177,7 @@ def value_from_goal(label: str, goal: str) -> str | None:
             return agent
     for value_like in (True, False):  # a value that looks like one anywhere beats a plain word
         for start, end in spans:
-            for got in (_after(tokens, end), _before(tokens, start)):
+            for got in (_after(tokens, end), _before(tokens, start, whole)):
                 # a plain word is taken only beside the whole label, never beside one of its words
                 if got and (_VALUE_LIKE.match(got) or (not value_like and whole)) and not _product_before(got, tokens, start, whole):
                     return got
@@ -277,10 +277,13 @@ def _by_agent(tokens: list[str], stems: list[str], words: list[str]) -> str | No
     return None
 
 
-def _before(tokens: list[str], index: int) -> str | None:
-    """"the <value> <label>": "the custom format", "the ddl_command_start event"."""
+def _before(tokens: list[str], index: int, whole: bool) -> str | None:
+    """"the <value> <label>": "the custom format", "the ddl_command_start event"; a number right before the
+    whole label: "with 2 parallel workers" for **PARALLEL** (never "2 instances" for **Instance Name**)."""
     if index >= 2 and tokens[index - 2].casefold() in ("the", "a", "an") and tokens[index - 1].casefold() not in STRUCTURE:
         return _clean(tokens[index - 1])
+    if whole and index >= 1 and tokens[index - 1].isdigit():
+        return tokens[index - 1]
     return None
 
 
