@@ -35,7 +35,7 @@ from consoleagent.policies.docfollow.more_rows import further_items
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import CODE_NOUNS, code_from_goal, outside_code
 from consoleagent.policies.docfollow.goal_lists import boxes_to_tick, description, listed_in_goal, opens_boxes, written_as
-from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, purpose_in_goal, switch_from_goal, value_from_goal
+from consoleagent.policies.docfollow.goal_fields import names as holds_name, only_one_of, outside_others, purpose_in_goal, switch_from_goal, value_from_goal
 from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
@@ -88,6 +88,7 @@ class DocFollowerPolicy(Detours):
     def reset(self, goal: str, document: list[str] | None = None) -> None:
         self.goal = goal
         self.document = mark_unmarked_labels(document or [])  # a document that marks no label: found by phrasing
+        self._field_labels: tuple[int, list[str]] = (0, [])  # (steps read, labels): see field_labels
         self.step = 0  # the document step being executed, from 1
         self.pending = list(range(1, len(self.document) + 1))  # document steps still to do, in the order done
         self.queue: deque[Instruction] = deque()
@@ -526,12 +527,22 @@ class DocFollowerPolicy(Detours):
     def _hint(self) -> str:
         return self.document[self.step - 1] if 0 < self.step <= len(self.document) else ""
 
+    @property
+    def field_labels(self) -> list[str]:
+        """The labels of the fields the document names anywhere (its borrowed pages' too, once read): a longer one
+        claims the goal's words from a shorter one (``outside_others``)."""
+        read, labels = self._field_labels
+        if read != len(self.document):
+            labels = list(dict.fromkeys(i.target for step in self.document for i in instructions_from(step)
+                                        if i.kind in ("choose", "fill", "select")))
+            self._field_labels = (len(self.document), labels)
+        return labels
+
     def _purpose_asked(self, ins: Instruction) -> bool:
         """Whether the goal asks, in its own words, for what the step says this control is for, among the
         other controls the step lists ("without waiting for conflicting locks" for **SKIP LOCKED**)."""
-        step = self._hint()
-        controls = list(dict.fromkeys(i.target for i in instructions_from(step) if i.kind == "choose"))
-        return ins.target in controls and purpose_stated(ins.target, controls, step, self.goal)
+        controls = list(dict.fromkeys(i.target for i in instructions_from(self._hint()) if i.kind == "choose"))
+        return ins.target in controls and purpose_stated(ins.target, controls, self._hint(), self.goal)
 
     def _find(self, ins: Instruction, obs: Observation, roles: set[str] | None = None,
               exclude: set[str] | None = None, prefer: list[str] | None = None, label: str | None = None) -> Match | None:
@@ -990,7 +1001,7 @@ class DocFollowerPolicy(Detours):
         # "event may be **Select**, **Insert**, **Update**, or **Delete**" for a goal "instead of a DELETE"; into a
         # text box, a list written as the page says ("in single quotes separated by comma") first
         listed = written_as(listed_in_goal(ins.target, self.goal), how) if mark.role in TEXT_ROLES else None
-        wanted = (listed or self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal)
+        wanted = (listed or self.values.of_kind(ins.target) or value_from_goal(ins.target, self.goal, self.field_labels)
                   or option_in_goal(ins.options, self.goal) or self._code_for(ins, mark))
         if wanted is not None and normalize(wanted) != normalize(current):
             enabling = self._enable_first(mark)
@@ -1073,7 +1084,9 @@ class DocFollowerPolicy(Detours):
             return loading
         self.queue.popleft()
         names = [m.name for m in options if normalize(m.name) not in self._taken_options]
-        outside = outside_code(self.goal)  # the ">" of "where room > 100" is the condition's, not this list's
+        # the ">" of "where room > 100" is the condition's, and "includes the column guest" **Include columns**', not
+        # this list's
+        outside = outside_code(outside_others(self.goal, ins.target, self.field_labels))
         chosen = named_by_goal(names, outside) or operator_in_goal(names, outside)
         field = next((m for m in obs.marks if (m.name, m.context) == self._listed_field and m.role == "combobox"), None)
         if chosen is None or field is None:

@@ -764,3 +764,28 @@ def test_a_switch_whose_purpose_the_goal_states_is_turned_on_and_a_count_before_
     assert act(policy, marks) == parse_action("check(21)")
     marks[1] = Mark(21, "switch", "SKIP LOCKED", states=["checked"])
     assert act(policy, marks) == parse_action('type(23, "2")')
+
+
+def test_words_a_longer_label_of_the_step_claims_are_not_a_shorter_ones() -> None:
+    """"so that no two rows have an equal room, and that includes the column guest": "the column guest" is read as
+    **Include columns**' value, not **Column**'s, whose list then offers "room" (measured on a reference page's
+    constraint dialog: "guest" picked for **Column**, the INCLUDE clause's column constrained instead of "room")."""
+    from consoleagent.policies.docfollow.goal_fields import outside_others, value_from_goal
+
+    goal = "Add a constraint named c1 so that no two rows have an equal room, and that includes the column guest."
+    step = ["Name", "Column", "Include columns", "Operator"]
+    assert value_from_goal("Column", goal) == "guest"  # without the step's other labels
+    assert value_from_goal("Column", goal, step) is None
+    assert outside_others(goal, "Column", step) == "Add a constraint named c1 so that no two rows have an equal room, and that ."
+    assert outside_others(goal, "Include columns", step) == goal  # no longer label claims its words
+    assert value_from_goal("Column", "Add a constraint on the column room.", step) == "room"
+
+    policy = DocFollowerPolicy()
+    policy.reset(goal, ["Use the drop-down listbox in the **Column** field to select a column.\n"
+                        "Use the **Include columns** field to specify columns for the INCLUDE clause.", "Click **Save**."])
+    column = Mark(30, "combobox", "Column", tag="input")
+    include = Mark(31, "combobox", "Include columns", tag="input")
+    assert act(policy, [column, include, Mark(40, "button", "Save")]) == parse_action("click(30)")  # its choices
+    listed = [Mark(30, "combobox", "Column", tag="input", states=["expanded"]), include,
+              Mark(50, "option", "id"), Mark(51, "option", "room"), Mark(52, "option", "guest"), Mark(40, "button", "Save")]
+    assert act(policy, listed) == parse_action('type(30, "room")')

@@ -141,8 +141,10 @@ def _product_before(got: str, tokens: list[str], start: int, whole: bool) -> boo
     return not whole and start > 0 and tokens[start - 1] == got and _ACRONYM.fullmatch(got) is not None
 
 
-def value_from_goal(label: str, goal: str) -> str | None:
-    """The goal's value for the field ``label`` (see the module docstring), or None."""
+def value_from_goal(label: str, goal: str, others: list[str] | tuple[str, ...] = ()) -> str | None:
+    """The goal's value for the field ``label`` (see the module docstring), or None. ``others``: the labels of the
+    other fields the step names; words of the goal that a longer one of them claims are not this field's
+    ("includes the column guest" is **Include columns**', not **Column**'s)."""
     pair = _PAIR_PART.fullmatch(label.strip())
     if pair:  # "the tag team:research": **Tag Key** is "team", **Tag Value** "research"
         parts = _KEY_VALUE.fullmatch(value_from_goal(pair.group("what"), goal) or "")
@@ -165,7 +167,9 @@ def value_from_goal(label: str, goal: str) -> str | None:
         if whom is not None:
             return whom
     kind = _object_kind(tokens)
-    spans = [span for span in _find_phrase(stems, words) if span[0] not in kind]
+    claimed = _claimed(tokens, len(words), others)
+    spans = [span for span in _find_phrase(stems, words) if span[0] not in kind
+             and not any(start <= span[0] and span[1] <= end for start, end in claimed)]
     whole = bool(spans)
     for word in (words[-1], words[0]):
         if not spans and len(words) > 1 and word not in GENERIC and stems.count(word) == 1 \
@@ -233,6 +237,35 @@ def _object_kind(tokens: list[str]) -> set[int]:
             kind.add(j)
             j += 1
     return kind
+
+
+def _claimed(tokens: list[str], size: int, others: list[str] | tuple[str, ...]) -> list[tuple[int, int]]:
+    """The goal's token spans that a label of more than ``size`` words names, with the value after it
+    ("includes the column guest" for **Include columns**). Compared by ``root``, as "includes" is "include"."""
+    roots = [root(t) for t in tokens]
+    spans = []
+    for other in others:
+        words = [root(w) for w in _label_words(other)]
+        if len(words) > size:
+            spans += [(start, min(end + 1, len(tokens))) for start, end in _find_phrase(roots, words)]
+    return spans
+
+
+def outside_others(goal: str, label: str, others: list[str] | tuple[str, ...]) -> str:
+    """The goal without the words longer labels of the same step claim (``_claimed``): where a list's option
+    for ``label`` is looked for ("an equal room, and that includes the column guest" offers **Column** only
+    "room")."""
+    found = list(_TOKEN.finditer(goal or ""))
+    claimed = _claimed([m.group(0) for m in found], len(_label_words(label)), others)
+    merged: list[list[int]] = []
+    for start, end in sorted(claimed):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):  # cut from the end, so earlier positions stay valid
+        goal = goal[:found[start].start()] + goal[found[end - 1].end():]
+    return goal
 
 
 def _after(tokens: list[str], index: int) -> str | None:
