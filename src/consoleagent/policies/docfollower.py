@@ -962,7 +962,7 @@ class DocFollowerPolicy(Detours):
         grid = self._into_grid(ins, obs, match)
         if grid is not None:
             return grid
-        if match is not None and match.quality == "fuzzy" and ins.alias is None \
+        if match is not None and match.quality == "fuzzy" and ins.alias is None and match.mark.role not in TOGGLE_ROLES \
                 and value_from_goal(ins.target, self.goal) is not None:
             ins.alias = match.mark.name  # the page's *LC_CTYPE* is the form's "LC_TYPE", and the goal gives it a value
             return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
@@ -983,7 +983,8 @@ class DocFollowerPolicy(Detours):
         mark = match.mark
         current = (mark.value or "").strip()
         if mark.role in TOGGLE_ROLES:
-            on = switch_from_goal(ins.target, self.goal)
+            # "all the tables in the schema public" is **Tables In Schema**'s, not the switch **All tables?**'s
+            on = switch_from_goal(ins.target, outside_others(self.goal, ins.target, self.field_labels))
             if on is None and ins.siblings:  # "only the inserts" of INSERT, UPDATE, DELETE, TRUNCATE
                 on = only_one_of(ins.target, ins.siblings, self.goal)
             if on is None and purpose_in_goal(ins.sentence, self.goal):  # "To exclude status messages, move ... No"

@@ -1617,6 +1617,11 @@ def test_a_field_the_form_names_otherwise_is_reported_and_filled_when_the_goal_g
     assert policy.act(page("/browser", form)).action == 'type(2, "C")'
     untold = follower(steps, "Create a collation named c1.")
     assert untold.act(page("/browser", form)).action == "click(3)"
+    # a switch is no renamed field: "Tables" is not the switch "All tables?" (measured as a publication for all tables)
+    tables = follower(["Specify a table in the **Tables** field to replicate the listed table.", "Click **Save**."],
+                      "Create a publication named p1 that publishes the table public.orders.")
+    switch = [Mark(1, "switch", "All tables?"), Mark(3, "button", "Save")]
+    assert tables.act(page("/browser", switch)).action == "click(3)"
 
 
 def test_an_option_the_goal_writes_in_words_is_picked() -> None:

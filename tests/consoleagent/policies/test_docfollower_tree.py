@@ -734,8 +734,8 @@ def test_a_condition_the_goal_writes_after_where_goes_into_the_field_that_takes_
 
 def test_a_switch_whose_purpose_the_goal_states_is_turned_on_and_a_count_before_a_field_fills_it() -> None:
     """"Move the **SKIP LOCKED** switch to the **Yes** position to specify that the job should not wait for any
-    conflicting locks": a goal "without waiting for conflicting locks" turns it on; words every switch's purpose has
-    ("job", "table") ask for none. "with 2 parallel workers" is **PARALLEL**'s 2 (it was "workers"), and a choice
+    conflicting locks": a goal "without waiting for conflicting locks" (three of its words) turns it on; words every
+    switch's purpose has ("job", "table") ask for none. "with 2 parallel workers" is **PARALLEL**'s 2 (it was "workers"), and a choice
     **ON** is not named by "on the table" (measured on a reference page's dialog: the switch left off, "workers"
     typed into the number field, and **INDEX CLEANUP** set to ON)."""
     from consoleagent.policies.docfollow.goal_fields import value_from_goal
@@ -752,6 +752,12 @@ def test_a_switch_whose_purpose_the_goal_states_is_turned_on_and_a_count_before_
     controls = ["FULL", "SKIP LOCKED", "TRUNCATE", "PARALLEL"]
     assert [c for c in controls if purpose_stated(c, controls, step, goal)] == ["SKIP LOCKED", "PARALLEL"]
     assert not any(purpose_stated(c, controls, step, "Run a SWEEP job on the table t1.") for c in controls)
+    # two words are too few: goals say where and what they create (measured as a publication made for all tables)
+    tables = ("a. Move the switch next to **All tables?** to **Yes** to replicate all the tables of the database, "
+              "including tables created in the future.\n"
+              "b. Move the switch next to **Only table?** to **Yes** to replicate only the listed tables.")
+    assert not purpose_stated("All tables?", ["All tables?", "Only table?"], tables,
+                              "In the database demo, create a publication named p1 that publishes the table t1.")
     assert value_from_goal("PARALLEL", goal) == "2"
     assert value_from_goal("Instance Name", "Create 2 instances.") is None  # a count is no part of a label's value
     assert option_in_goal(["AUTO", "ON", "OFF"], goal) is None
@@ -779,6 +785,12 @@ def test_words_a_longer_label_of_the_step_claims_are_not_a_shorter_ones() -> Non
     assert outside_others(goal, "Column", step) == "Add a constraint named c1 so that no two rows have an equal room, and that ."
     assert outside_others(goal, "Include columns", step) == goal  # no longer label claims its words
     assert value_from_goal("Column", "Add a constraint on the column room.", step) == "room"
+    # nor a switch's: "all the tables in the schema public" is **Tables In Schema**'s, not **All tables?**'s
+    labels = ["All tables?", "Tables", "Tables In Schema"]
+    schema = "Create a publication named p1 that publishes all the tables in the schema public."
+    assert switch_from_goal("All tables?", outside_others(schema, "All tables?", labels)) is None
+    assert switch_from_goal("All tables?", outside_others("Create a publication p2 for all tables.", "All tables?", labels))
+    assert value_from_goal("Tables In Schema", schema, labels) == "public"
 
     policy = DocFollowerPolicy()
     policy.reset(goal, ["Use the drop-down listbox in the **Column** field to select a column.\n"
