@@ -201,6 +201,11 @@ _PARENTHESIS = re.compile(r"\([^()\n]*\)")
 _EXPLAINS = re.compile(r"\s*\((?=[^)]*\b[a-z]{2,}\b)[^()]*\)$")
 
 
+def unexplained(choice: str) -> str:
+    """A choice without the parenthesis that explains it: "Online (the instance keeps running)" is *Online*."""
+    return _EXPLAINS.sub("", choice)
+
+
 def _mark_one(text: str) -> str:
     note = _EXPLAINS.search(text)
     label, after = (text[:note.start()], text[note.start():]) if note else (text, "")
@@ -271,11 +276,10 @@ def _mark_cell(cell: str, example: str) -> str:
     and the clauses beside it; ``_choices_beside``)."""
     cell = _outside_marks(cell, lambda piece: _PLAIN_AFTER_VERB.sub(_marked, piece))
     # an example with no capitalised word is a value ("doc-vpc", "web-01"), which a description may name too
-    if (not re.search(r"\b[A-Z]", example) or not is_label_like(_EXPLAINS.sub("", example))
-            or bold(_EXPLAINS.sub("", example)) in cell):
+    if not re.search(r"\b[A-Z]", example) or not is_label_like(unexplained(example)) or bold(unexplained(example)) in cell:
         return cell
     for choice in [example] + [c for c in _choices_beside(example, cell) if c != example]:
-        if f"**{_EXPLAINS.sub('', choice)}**" not in cell:
+        if bold(unexplained(choice)) not in cell:
             cell = _outside_marks(cell, lambda piece, c=choice: re.sub(rf"(?<![\w*]){re.escape(c)}(?![\w*])",
                                                                        lambda _: _mark_one(c), piece, count=1))
     return cell
