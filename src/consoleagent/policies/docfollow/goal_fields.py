@@ -143,7 +143,7 @@ def _product_before(got: str, tokens: list[str], start: int, whole: bool) -> boo
 
 def value_from_goal(label: str, goal: str, others: list[str] | tuple[str, ...] = ()) -> str | None:
     """The goal's value for the field ``label`` (see the module docstring), or None. ``others``: the labels of the
-    other fields the step names; words of the goal that a longer one of them claims are not this field's
+    other fields the document names; words of the goal that a longer one of them claims are not this field's
     ("includes the column guest" is **Include columns**', not **Column**'s)."""
     pair = _PAIR_PART.fullmatch(label.strip())
     if pair:  # "the tag team:research": **Tag Key** is "team", **Tag Value** "research"
@@ -252,9 +252,9 @@ def _claimed(tokens: list[str], size: int, others: list[str] | tuple[str, ...]) 
 
 
 def outside_others(goal: str, label: str, others: list[str] | tuple[str, ...]) -> str:
-    """The goal without the words longer labels of the same step claim (``_claimed``): where a list's option
-    for ``label`` is looked for ("an equal room, and that includes the column guest" offers **Column** only
-    "room")."""
+    """The goal without the words that labels of ``others`` longer than ``label`` claim (``_claimed``): where a
+    list's option or a switch's wish for ``label`` is looked for ("an equal room, and that includes the column
+    guest" offers **Column** only "room")."""
     found = list(_TOKEN.finditer(goal or ""))
     claimed = _claimed([m.group(0) for m in found], len(_label_words(label)), others)
     merged: list[list[int]] = []
