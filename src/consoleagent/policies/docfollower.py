@@ -574,9 +574,14 @@ class DocFollowerPolicy(Detours):
                 return self._missing(ins, obs, "element_removed")
             match = Match(renamed, "fuzzy", 0.5)
         if match.quality == "fuzzy" and ins.alias is None:
-            ins.alias = match.mark.name
-            return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
+            return self._renamed_to(ins, ins.target, match.mark)
         return act(match.mark)
+
+    def _renamed_to(self, ins: Instruction, label: str, mark: Mark) -> Decision:
+        """The document's ``label`` is ``mark`` renamed: reported once, then the instruction goes on under the new
+        name (``ins.alias``)."""
+        ins.alias = mark.name
+        return self._report("label_changed", label, mark.name, ins, done=False)
 
     def _renamed(self, label: str, obs: Observation, fields: bool = False, roles_out: set[str] | None = None) -> Mark | None:
         """The mark that is ``label`` renamed with other words ("Apply for EIP" → "Create EIP"), by meaning."""
@@ -614,8 +619,7 @@ class DocFollowerPolicy(Detours):
                 on_its_page = self._on_resource_page(ins, obs)
                 return on_its_page if on_its_page is not None else self._missing(ins, obs, "navigation_changed")
             if match.quality == "fuzzy" and ins.alias is None:
-                ins.alias = match.mark.name
-                return self._report("label_changed", ins.path[0], match.mark.name, ins, done=False)
+                return self._renamed_to(ins, ins.path[0], match.mark)
             ins.retry_path = list(ins.path)
             label, ins.path, ins.alias, ins.scrolled = ins.path[0], ins.path[1:], None, False
             if "expanded" in match.mark.states and ins.path:
@@ -964,8 +968,7 @@ class DocFollowerPolicy(Detours):
             return grid
         if match is not None and match.quality == "fuzzy" and ins.alias is None and match.mark.role not in TOGGLE_ROLES \
                 and value_from_goal(ins.target, self.goal) is not None:
-            ins.alias = match.mark.name  # the page's *LC_CTYPE* is the form's "LC_TYPE", and the goal gives it a value
-            return self._report("label_changed", ins.target, match.mark.name, ins, done=False)
+            return self._renamed_to(ins, ins.target, match.mark)  # *LC_CTYPE* is "LC_TYPE", and the goal gives it a value
         if match is None or match.quality == "fuzzy":
             named = [o for o in ins.options if switch_from_goal(o, self.goal)]
             option = next((m for o in named for m in [find_mark(o, obs.marks, roles=TOGGLE_ROLES | {"button"})] if m), None)
