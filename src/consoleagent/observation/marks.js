@@ -256,6 +256,12 @@ function __somMark(args) {
     }
     return "";
   }
+  function holdsControls(el) {
+    return !!el.querySelector(`${FIELDS},button,a[href],[tabindex]`);
+  }
+  function bigContainer(el, r) {
+    return r.width * r.height > VW * VH * 0.25 || clean(el.textContent).length > 200;
+  }
   function displayBox(el) {
     // A searchable select draws its value (or placeholder) beside its own, empty, input: the
     // nearest ancestor with text, within the widget, holds what the person sees as the value.
@@ -693,6 +699,9 @@ function __somMark(args) {
       if (!ok && visible === false && !c.opacity0 && st.visibility === "visible" && st.opacity === "0" && (role === "checkbox" || role === "radio" || role === "switch" || role === "file") && r.width >= 8 && r.height >= 8 && nonEmpty(seen)) {
         ok = true; // a transparent native control laid over its styled stand-in is the real click target
       }
+      if (!ok && visible === false && !c.opacity0 && st.visibility === "visible" && st.opacity === "0" && role === "combobox" && tag === "input" && r.width > 1 && r.height > 1 && nonEmpty(seen) && displayBox(el)) {
+        ok = true; // a searchable select hides its input while it shows the chosen value beside it: still the field
+      }
       if (!ok && tag === "input" && (role === "checkbox" || role === "radio" || role === "switch" || role === "file") && el.labels && el.labels.length) {
         const p = {el, role, f, c, item: {k: "m", m: null}};
         proxies.push(p);
@@ -710,7 +719,10 @@ function __somMark(args) {
         if (!toggleOf && !mark.toggle && (kind === "pointer" || kind === "click")) siblingToggle(mark, f, c);
         // A link's text identifies its row or heading ("web-01"); a button's ("Stop") does not.
         const keepSink = ctx.sink !== c.sink || (c.sink && (c.sink.k === "h" || role === "link"));
-        ctx = {...ctx, inMark: mark, sink: keepSink ? ctx.sink : {t: ""}};
+        // A panel that takes focus (tabindex, no role) or a framework's root that listens for its children's
+        // events holds the page's text, not a control's label (the root is dropped as delegation below).
+        const panel = ((kind === "focus" && role === "focusable") || kind === "listen") && (holdsControls(el) || bigContainer(el, r));
+        ctx = {...ctx, inMark: mark, sink: keepSink || panel ? ctx.sink : {t: ""}, textFlows: panel};
         if (c.inMark) (c.inMark.kids || (c.inMark.kids = [])).push(mark);
       }
     }
@@ -748,8 +760,8 @@ function __somMark(args) {
         if (!visible) continue;
         const d = n.data;
         if (c.sink) c.sink.t += d;
-        else if (!c.inMark && d.trim()) { if (!textBuf) textY = n.parentElement ? n.parentElement.getBoundingClientRect().top + f.oy : 0; textBuf += d; }
-        else if (!c.inMark) textBuf += " ";
+        else if ((!c.inMark || c.textFlows) && d.trim()) { if (!textBuf) textY = n.parentElement ? n.parentElement.getBoundingClientRect().top + f.oy : 0; textBuf += d; }
+        else if (!c.inMark || c.textFlows) textBuf += " ";
       } else if (n.nodeType === 1) {
         walkEl(n, f, c);
       }
@@ -761,13 +773,13 @@ function __somMark(args) {
     const sr = host.shadowRoot;
     for (let n = sr.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 1) walkEl(n, f, c);
-      else if (n.nodeType === 3 && visible && n.data.trim()) { if (c.sink) c.sink.t += n.data; else if (!c.inMark) textBuf += n.data; }
+      else if (n.nodeType === 3 && visible && n.data.trim()) { if (c.sink) c.sink.t += n.data; else if (!c.inMark || c.textFlows) textBuf += n.data; }
     }
     // Slotted children: walk them in light-DOM order after the shadow content (their layout comes
     // from the slot; their geometry is measured directly, so order is the only approximation).
     for (let n = host.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 1) { if (n.assignedSlot) walkEl(n, f, c); }
-      else if (n.nodeType === 3 && visible && n.data.trim() && n.assignedSlot) { if (c.sink) c.sink.t += n.data; else if (!c.inMark) textBuf += n.data; }
+      else if (n.nodeType === 3 && visible && n.data.trim() && n.assignedSlot) { if (c.sink) c.sink.t += n.data; else if (!c.inMark || c.textFlows) textBuf += n.data; }
     }
   }
 
@@ -919,8 +931,7 @@ function __somMark(args) {
   // not a control.
   for (const m of kept) {
     if (m.kind !== "listen") continue;
-    const area = (m.box[2] - m.box[0]) * (m.box[3] - m.box[1]);
-    if ((m.kids && m.kids.length) || area > VW * VH * 0.25 || clean(m.el.textContent).length > 200) keptSet.delete(m);
+    if ((m.kids && m.kids.length) || bigContainer(m.el, {width: m.box[2] - m.box[0], height: m.box[3] - m.box[1]})) keptSet.delete(m);
   }
   // Nested actionables: keep the innermost when the outer adds nothing of its own.
   for (const m of kept) {

@@ -171,6 +171,25 @@ def test_switches_deep_selects_and_div_grid_cells_are_named(som: Any, site: str)
     assert by_name(snap, "Operator class").role == "textbox"
 
 
+def test_text_in_panels_and_under_a_delegating_root_is_page_text(som: Any, site: str) -> None:
+    """A form's message ("Target type must be selected.") inside a focusable panel, under an app root
+    that listens for its children's clicks, is in the outline; a searchable select that hides its input
+    while it shows the chosen value is still the field, with that value; a small focusable chip's text
+    stays its name, not a second line of page text."""
+    som.goto(f"{site}/panel.html")
+    snap = snapshot(som)
+    lines = snap.text().splitlines()
+    assert {"Target type must be selected.", "Connected to the cluster since 10:02."} <= set(lines)
+    chosen = by_name(snap, "Source type")
+    assert (chosen.role, chosen.value) == ("combobox", "integer")
+    assert by_name(snap, "Target type").placeholder == "Select an item..."
+    chip = by_name(snap, "nightly")
+    assert chip.role == "focusable" and "nightly" not in lines
+    assert by_name(snap, "Create - Cast").role == "focusable"
+    act(som, snap, f'type({chosen.id}, "text")')
+    assert som.locator(".sel-input").first.input_value() == "text"
+
+
 def test_duplicate_names_are_told_apart_and_new_rows_are_named(som: Any, site: str) -> None:
     som.goto(f"{site}/form.html")
     snap = snapshot(som)
