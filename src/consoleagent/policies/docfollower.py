@@ -68,6 +68,8 @@ SEARCH_HOPS = 3  # clicks spent looking elsewhere for a label missing from its p
 _CUSTOM_ENTRY = re.compile(r"^\s*(?:enter\b|custom\b|other\b|specify\b|manual\w*\b)", re.I)
 _NO_OPTION = re.compile(r'has no option "(?P<wanted>[^"]*)"; its options are: (?P<offered>.*)$', re.S)
 _PLACEHOLDER = re.compile(r"^\s*(select|choose|please|none|--|-)\b", re.I)
+# a message that a field is wanted: "Target type must be selected.", "Name cannot be empty", "Please specify ..."
+_DEMAND = re.compile(r"\b(must|cannot|can not|required|please|empty)\b", re.I)
 # A command whose label ends in an ellipsis opens a dialog (a menu entry such as "Backup...")
 _OPENS_DIALOG = re.compile(r"(?:\.\.\.|…)\s*$")
 
@@ -826,7 +828,7 @@ class DocFollowerPolicy(Detours):
         match = find_mark(clicked.target, obs.marks, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED, hint=self._hint())
         if match is None or match.quality != "exact" or "disabled" in match.mark.states:
             return None
-        gaps = _required_empty(obs.marks)
+        gaps = _required_empty(obs.marks, demanded_fields(obs))
         # the dialog whose button it was still open, or the browser marking a required field invalid: not a
         # wizard's next page, nor the dialog a row's button of the same name opened ("Attach" → "Attach Disk")
         same_dialog = "dialog" in self._clicked_in and match.mark.context == self._clicked_in
@@ -845,7 +847,7 @@ class DocFollowerPolicy(Detours):
         goal's value or the closest option. A field the document never names is reported first
         (``field_added_required``). Each field once per page; None when there is no such gap."""
         page = urlparse(obs.url).path or obs.url
-        for mark, group in _required_empty(obs.marks):
+        for mark, group in _required_empty(obs.marks, demanded_fields(obs)):
             if (page, mark.name) in self.gaps_filled:
                 continue
             self.gaps_filled.add((page, mark.name))
@@ -1194,9 +1196,18 @@ def address_ranges(obs: Observation, mark: Mark) -> tuple[list[str], list[str]]:
     return within, [t for t in dict.fromkeys(taken) if t not in within]
 
 
-def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:
+def demanded_fields(obs: Observation) -> set[str]:
+    """The fields a message on the page asks for ("Target type must be selected.", "Please specify the Name"),
+    normalized: a console that marks no field required says so in a line of text, which a person reads."""
+    lines = [normalize(line) for line in obs.text.splitlines() if not _MARK_LINE.match(line) and _DEMAND.search(line)]
+    names = {normalize(m.name) for m in obs.marks if m.role in FIELD_ROLES and m.name.strip()} if lines else set()
+    return {name for name in names if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", line) for line in lines)}
+
+
+def _required_empty(marks: list[Mark], demanded: set[str] | frozenset[str] = frozenset()) -> list[tuple[Mark, list[Mark] | None]]:
     """Required fields still empty, in page order: a drop-down at its placeholder, an empty text field, a
-    run of required radios none of which is checked (the group, by its first radio)."""
+    run of required radios none of which is checked (the group, by its first radio). ``demanded``: fields a
+    message asks for (``demanded_fields``), required though not marked so."""
     found: list[tuple[Mark, list[Mark] | None]] = []
     run: list[Mark] = []
     for mark in [*marks, None]:
@@ -1206,7 +1217,7 @@ def _required_empty(marks: list[Mark]) -> list[tuple[Mark, list[Mark] | None]]:
         if run and not any("checked" in r.states for r in run):
             found.append((run[0], list(run)))
         run = []
-        if mark is None or "required" not in mark.states or "disabled" in mark.states:
+        if mark is None or "disabled" in mark.states or ("required" not in mark.states and normalize(mark.name) not in demanded):
             continue
         value = (mark.value or "").strip()
         if mark.role in CHOICE_ROLES and (not value or _PLACEHOLDER.match(value)):

@@ -521,6 +521,24 @@ def test_a_disabled_next_gets_the_required_fields_it_waits_for_first() -> None:
     assert policy.act(page("/create", marks, text=text)).action == "click(4)"
 
 
+def test_a_field_a_message_asks_for_is_filled_before_the_disabled_save() -> None:
+    """A form that marks no field required keeps Save disabled and says why in a line of text ("Target type
+    must be selected."): the field it names, which the document does not, is reported and gets the goal's value.
+    A line that only describes the field asks for nothing: the disabled Save is clicked (and says why)."""
+    steps = ["Use the drop-down listbox next to **Source type** to select the source type.", "Click **Save**."]
+    goal = "Create a cast from integer to text."
+    source = Mark(1, "combobox", "Source type", tag="input", value="integer")
+    target = Mark(2, "combobox", "Target type", tag="input", placeholder="Select an item...")
+    save = Mark(3, "button", "Save", states=["disabled"])
+    told = '[1] combobox "Source type" value="integer"\n[2] combobox "Target type"\nTarget type must be selected.\n[3] button "Save"'
+    policy = follower(steps, goal)
+    report = parse_action(policy.act(page("/browser", [source, target, save], text=told)).action)
+    assert report.name == "report_discrepancy" and report.args[1] == "field_added_required" and "Target type" in report.args[3]
+    assert policy.act(page("/browser", [source, target, save], text=told)).action == 'type(2, "text")'
+    untold = told.replace("Target type must be selected.", "Target type: the data type to convert to.")
+    assert follower(steps, goal).act(page("/browser", [source, target, save], text=untold)).action == "click(3)"
+
+
 def test_a_dialog_that_stays_open_after_ok_gets_its_new_required_field_and_ok_again() -> None:
     """2026.09 made a vSwitch's description required: OK left the dialog open and the follower waited for
     "Available" for 30 s. The goal names the zone by its id (cn-hangzhou-i), the example another zone."""
