@@ -828,7 +828,7 @@ class DocFollowerPolicy(Detours):
         match = find_mark(clicked.target, obs.marks, exclude=TEXT_ROLES, prefer=CLICK_PREFERRED, hint=self._hint())
         if match is None or match.quality != "exact" or "disabled" in match.mark.states:
             return None
-        gaps = _required_empty(obs.marks, demanded_fields(obs))
+        gaps = _required_empty(obs)
         # the dialog whose button it was still open, or the browser marking a required field invalid: not a
         # wizard's next page, nor the dialog a row's button of the same name opened ("Attach" → "Attach Disk")
         same_dialog = "dialog" in self._clicked_in and match.mark.context == self._clicked_in
@@ -847,7 +847,7 @@ class DocFollowerPolicy(Detours):
         goal's value or the closest option. A field the document never names is reported first
         (``field_added_required``). Each field once per page; None when there is no such gap."""
         page = urlparse(obs.url).path or obs.url
-        for mark, group in _required_empty(obs.marks, demanded_fields(obs)):
+        for mark, group in _required_empty(obs):
             if (page, mark.name) in self.gaps_filled:
                 continue
             self.gaps_filled.add((page, mark.name))
@@ -1204,13 +1204,14 @@ def demanded_fields(obs: Observation) -> set[str]:
     return {name for name in names if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", line) for line in lines)}
 
 
-def _required_empty(marks: list[Mark], demanded: set[str] | frozenset[str] = frozenset()) -> list[tuple[Mark, list[Mark] | None]]:
+def _required_empty(obs: Observation) -> list[tuple[Mark, list[Mark] | None]]:
     """Required fields still empty, in page order: a drop-down at its placeholder, an empty text field, a
-    run of required radios none of which is checked (the group, by its first radio). ``demanded``: fields a
-    message asks for (``demanded_fields``), required though not marked so."""
+    run of required radios none of which is checked (the group, by its first radio). A field a message asks
+    for (``demanded_fields``) is required though not marked so."""
+    demanded = demanded_fields(obs)
     found: list[tuple[Mark, list[Mark] | None]] = []
     run: list[Mark] = []
-    for mark in [*marks, None]:
+    for mark in [*obs.marks, None]:
         if mark is not None and mark.role == "radio" and "required" in mark.states:
             run.append(mark)
             continue
