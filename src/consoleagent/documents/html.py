@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import Comment, Doctype, ProcessingInstruction
 
 from consoleagent.documents.blocks import Block, Item, note_text
-from consoleagent.documents.labels import bold, code_or_path, is_label_like, mark_quoted_labels, menu_path, path_markup, tidy
+from consoleagent.documents.labels import bold, code_or_path, emphasised, mark_quoted_labels, menu_path, path_markup, tidy
 from consoleagent.documents.model import ProcedureError, Table
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
@@ -174,8 +174,7 @@ def _inline_nodes(children: list[Any]) -> str:
         elif LABEL_CLASSES.search(classes) or name in ("strong", "b", "kbd"):
             out.append(bold(_plain(child)))
         elif name in ("em", "i", "cite", "dfn"):
-            inner = _inline(child)
-            out.append(bold(inner) if "**" not in inner and is_label_like(inner) else inner)
+            out.append(emphasised(_inline(child), "".join(out)))
         elif name in ("code", "tt", "samp", "var"):
             out.append(code_or_path(_plain(child)))
         elif name in ("img", "sup", "script", "style"):

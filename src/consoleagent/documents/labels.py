@@ -111,16 +111,27 @@ def console_named(text: str) -> str | None:
     return (match.group("short") or match.group("name")).strip() if match else None
 
 
-def is_label_like(text: str) -> bool:
-    """Whether emphasised text reads as a UI label: short, not a sentence, not a stressed word."""
+def is_label_like(text: str, mid_sentence: bool = False) -> bool:
+    """Whether emphasised text reads as a UI label: short, not a sentence, not a stressed word. A word people
+    stress is a label when capitalised inside a sentence ("a status: *Enable*, *Replica* *Always*."; never
+    "*Always* back up first")."""
     plain = " ".join(text.split())
     if not plain or len(plain) > MAX_LABEL_CHARS or len(plain.split()) > MAX_LABEL_WORDS:
         return False
-    if plain.casefold() in _STRESS:
+    if plain.casefold() in _STRESS and not (mid_sentence and plain[0].isupper()):
         return False
     if re.search(r"[.;:!]$", plain) and not plain.endswith("..."):
         return False
     return any(ch.isalnum() for ch in plain)
+
+
+def emphasised(text: str, before: str) -> str:
+    """Emphasised text as the document means it: a label in bold, else its plain words. ``before``: what
+    precedes it in its paragraph (where the sentence it is in began)."""
+    if "**" in text:
+        return text
+    mid_sentence = bool(before.strip()) and not re.search(r"[.!?:]\s*$", before)
+    return bold(text) if is_label_like(text, mid_sentence) else text
 
 
 def bold(label: str) -> str:

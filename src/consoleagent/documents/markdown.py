@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
 from consoleagent.documents.blocks import Block, Item
-from consoleagent.documents.labels import bold, code_or_path, is_label_like, mark_quoted_labels, tidy
+from consoleagent.documents.labels import bold, code_or_path, emphasised, mark_quoted_labels, tidy
 from consoleagent.documents.model import ProcedureError, Table
 
 _NOTE_LABEL = re.compile(r"^\*\*(note|notice|important|warning|tip|caution|danger)\s*:?\s*\*\*\s*:?\s*", re.I)
@@ -81,8 +81,7 @@ def _inline(node: SyntaxTreeNode) -> str:
         elif child.type == "strong":
             out.append(bold(_inline(child)))
         elif child.type == "em":
-            inner = _inline(child)
-            out.append(bold(inner) if "**" not in inner and is_label_like(inner) else inner)
+            out.append(emphasised(_inline(child), "".join(out)))
         elif child.type == "html_inline":
             continue
         else:  # link, image, ...: their text

@@ -21,7 +21,7 @@ from docutils.parsers.rst import Directive, directives, roles
 from docutils.utils import unescape
 
 from consoleagent.documents.blocks import Block, Item, note_text
-from consoleagent.documents.labels import bold, code_or_path, is_label_like, mark_quoted_labels, menu_path, path_markup, tidy
+from consoleagent.documents.labels import bold, code_or_path, emphasised, mark_quoted_labels, menu_path, path_markup, tidy
 from consoleagent.documents.model import ProcedureError, Table
 
 SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -196,8 +196,7 @@ def _inline_raw(node: nodes.Node) -> str:
         elif isinstance(child, nodes.strong):
             out.append(bold(_inline_raw(child)))
         elif isinstance(child, nodes.emphasis):
-            inner = _inline_raw(child)
-            out.append(bold(inner) if "**" not in inner and is_label_like(inner) else inner)
+            out.append(emphasised(_inline_raw(child), "".join(out)))
         elif isinstance(child, nodes.literal):
             out.append(code_or_path(child.astext()))
         elif isinstance(child, nodes.inline) and "guilabel" in child["classes"]:

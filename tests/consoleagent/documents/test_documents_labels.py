@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from consoleagent.documents.labels import code_or_path, console_named, is_label_like, mark_quoted_labels, menu_path
+from consoleagent.documents.loader import parse_procedure
+from consoleagent.documents.labels import code_or_path, console_named, emphasised, is_label_like, mark_quoted_labels, menu_path
 
 
 @pytest.mark.parametrize(("sentence", "console"), [
@@ -27,6 +28,28 @@ def test_the_console_a_step_starts_in(sentence: str, console: str | None) -> Non
 ])
 def test_emphasis_that_reads_as_a_label(text: str, label: bool) -> None:
     assert is_label_like(text) is label
+
+
+@pytest.mark.parametrize(("text", "before", "written"), [
+    ("Always", "a status for the trigger: **Enable** **Disable**, **Replica** ", "**Always**"),  # a choice among choices
+    ("LAST", "the placement of NULL values. Specify FIRST or ", "**LAST**"),
+    ("Always", "", "Always"),  # "*Always* back up first": stress at a sentence's start
+    ("Always", "Take a backup first. ", "Always"),
+    ("always", "you should ", "always"),  # stress inside a sentence is written in lower case
+    ("Replica", "", "**Replica**"),
+])
+def test_a_stressed_word_capitalised_inside_a_sentence_is_a_label(text: str, before: str, written: str) -> None:
+    assert emphasised(text, before) == written
+
+
+def test_an_rst_list_of_choices_keeps_its_last_choice() -> None:
+    """pgAdmin's event trigger page ends its list with "*Replica* *Always*.": the last choice was read as a
+    stressed word, so the follower took "replicas" in a goal "fires always (on replicas too)" for **Replica**."""
+    procedure = parse_procedure("Event trigger\n=============\n\n* Select a value from the drop down of *Trigger Enabled*"
+                                " field to specify a status\n  for the trigger: *Enable* *Disable*, *Replica* *Always*.\n",
+                                "page.rst")
+    field = procedure.steps[1].substeps[0].inputs[0]
+    assert (field.label, field.value.options) == ("Trigger Enabled", ["Enable", "Disable", "Replica", "Always"])
 
 
 def test_menu_paths_in_one_span() -> None:
