@@ -483,6 +483,17 @@ def test_a_choice_the_goal_names_by_the_words_before_its_explanation_is_chosen()
     assert option_in_goal(["Allow", "Deny"], "Add a rule that allows TCP port 22.") == "Allow"
 
 
+def test_a_choice_named_only_in_an_aside_of_the_goal_gives_way_to_the_one_named_outside_it() -> None:
+    """"fires always (on replicas too)" names **Always** and, in brackets, **Replica**: measured as an event trigger
+    left enabled (neither chosen). Two choices named outside any aside still choose neither."""
+    from consoleagent.policies.goal_values import option_in_goal
+
+    options = ["Enable", "Disable", "Replica", "Always"]
+    assert option_in_goal(options, "Create an event trigger that fires always (on replicas too).") == "Always"
+    assert option_in_goal(options, "Create an event trigger that fires always and on replicas.") is None
+    assert option_in_goal(options, "Create an event trigger that fires on replicas (not always).") == "Replica"
+
+
 def test_select_the_name_of_a_radio_group_is_the_group_not_a_missing_element() -> None:
     """"select the **Logon Credential**" on a page whose radio group of that name holds "Custom Password": measured
     as a false ``element_removed`` (a DRIFT on a correct document, release 2026.03) once the follower reached the
