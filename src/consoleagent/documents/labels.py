@@ -207,7 +207,7 @@ _CHOICE = rf"[A-Z0-9]{_CHOICE_WORD}(?: [A-Z0-9]{_CHOICE_WORD}){{0,3}}(?: \([^()\
 _PLAIN_CHOICES = re.compile(rf"(?<![\w*])(?P<labels>{_CHOICE}(?:,\s*{_CHOICE})*,?\s+or\s+{_CHOICE})"
                             r"(?=\s*[.;)]|\s*$|\s+(?:to|for|if|when|where|which)\s)")  # "or Set Later to reset ..."
 _SERIES_SPLIT = re.compile(r"(\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|to)\s+)((?:the\s+)?)")
-_PARENTHESIS = re.compile(r"\([^()\n]*\)")
+PARENTHESIS = re.compile(r"\([^()\n]*\)")
 # "(billed by the hour)" explains a choice; "(VPC)" or "(4 vCPU 16 GiB)" is part of its label
 _EXPLAINS = re.compile(r"\s*\((?=[^)]*\b[a-z]{2,}\b)[^()]*\)$")
 
@@ -253,7 +253,7 @@ def _hide_parentheses(text: str) -> tuple[str, Callable[[str], str]]:
     """``text`` with each parenthesis one opaque token (a comma or an "or" inside it separates nothing), and the
     function that puts them back."""
     kept: list[str] = []
-    hidden = _PARENTHESIS.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", text)
+    hidden = PARENTHESIS.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", text)
     return hidden, lambda part: re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], part)
 
 
@@ -262,7 +262,7 @@ def _choices_beside(example: str, cell: str) -> list[str]:
     "Pay-by-data-transfer charges for outbound traffic; Pay-by-bandwidth charges for the peak bandwidth" the
     example *Pay-by-data-transfer* leads a clause, so each sibling clause of its sentence is led by a choice of
     as many words (a parenthesis after it kept: "Online (the instance keeps running) for an attached disk")."""
-    size = len(_PARENTHESIS.sub("", example).split())
+    size = len(PARENTHESIS.sub("", example).split())
     hidden, restore = _hide_parentheses(strip_markup(cell))
     sentences = _SENTENCE_END.split(hidden)
     led = [restore(s.split(":", 1)[0]) for s in sentences if ":" in s]  # "Basic Security Group: instances ..."

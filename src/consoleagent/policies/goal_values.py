@@ -15,7 +15,7 @@ import ipaddress
 import itertools
 import re
 
-from consoleagent.documents.labels import STOPWORDS, terms
+from consoleagent.documents.labels import PARENTHESIS, STOPWORDS, terms
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, root, stem
 from consoleagent.policies.docfollow.goal_fields import names as names_whole
 
@@ -246,14 +246,11 @@ def option_in_goal(options: list[str], goal: str) -> str | None:
         # a choice named by a word that also links a sentence ("ON", "IN") is not named by "Run VACUUM on the table"
         own = [ws - shared - STOPWORDS for ws in words]
         named = [o for o, ws in zip(options, own) if ws and ws <= goal_words]
-        if len(named) > 1 and _ASIDE.search(goal):  # "fires always (on replicas too)": the aside names no choice
-            return option_in_goal(options, _ASIDE.sub(" ", goal))
+        if len(named) > 1 and PARENTHESIS.search(goal):  # "fires always (on replicas too)": the aside names no choice
+            return option_in_goal(options, PARENTHESIS.sub(" ", goal))
         if named:
             return named[0] if len(named) == 1 else None
     return None
-
-
-_ASIDE = re.compile(r"\([^()\n]*\)")  # a goal's words in brackets: an aside
 
 
 def _shared_words(word_sets: list[set[str]]) -> set[str]:
