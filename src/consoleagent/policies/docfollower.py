@@ -1201,7 +1201,7 @@ def demanded_fields(obs: Observation) -> set[str]:
     normalized: a console that marks no field required says so in a line of text, which a person reads."""
     lines = [normalize(line) for line in obs.text.splitlines() if not _MARK_LINE.match(line) and _DEMAND.search(line)]
     names = {normalize(m.name) for m in obs.marks if m.role in FIELD_ROLES and m.name.strip()} if lines else set()
-    return {name for name in names if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", line) for line in lines)}
+    return {name for name in names if any(holds_name(line, name) for line in lines)}
 
 
 def _required_empty(obs: Observation) -> list[tuple[Mark, list[Mark] | None]]:
