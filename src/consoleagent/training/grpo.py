@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
 from consoleagent.training.checkpoints import STATE_FILE, prune, resume_path
 from consoleagent.training.config import GRPORunConfig
+from consoleagent.training.curriculum import TaskCurriculum
 from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
@@ -213,6 +214,8 @@ class StepGRPOTrainer:
         self.val_specs = val_specs if val_specs is not None else (self._load(config.val_tasks) if config.val_tasks else [])
         if config.val_limit is not None:
             self.val_specs = self.val_specs[:config.val_limit]
+        self.curriculum = TaskCurriculum(config.task_sampling, signal_weight=config.signal_weight,
+                                         settled_weight=config.settled_weight)
         self.step = 0
         self.best_val: float | None = None
         self.best_step: int | None = None
@@ -301,10 +304,21 @@ class StepGRPOTrainer:
 
         state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
         self.step, self.best_val, self.best_step = state["step"], state.get("best_val"), state.get("best_step")
+        self._recall_curriculum()
         self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
         rng = torch.load(path / "rng.pt", weights_only=False)
         random.setstate(rng["python"])
         torch.set_rng_state(rng["torch"])
+
+    def _recall_curriculum(self) -> None:
+        """The task memory of the steps up to the checkpoint, from the log (a resumed run picks as the whole run would)."""
+        log = self.out / LOG_FILE
+        if not log.exists():
+            return
+        for line in log.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("step", 0) <= self.step:
+                self.curriculum.record_rollouts(row.get("rollouts", []))
 
     # -- the world ----------------------------------------------------------------------------
 
@@ -367,10 +381,9 @@ class StepGRPOTrainer:
         return outcomes
 
     def pick_tasks(self, step: int) -> list[Any]:
-        """B tasks for a step, seeded by (seed, step): a resumed run picks the same."""
+        """B tasks for a step, seeded by (seed, step) and weighted by ``config.task_sampling``."""
         rng = random.Random(self.config.seed * 7919 + step)
-        count = min(self.config.tasks_per_step, len(self.train_specs))
-        return rng.sample(self.train_specs, count)
+        return self.curriculum.pick(self.train_specs, self.config.tasks_per_step, rng)
 
     # -- the update ---------------------------------------------------------------------------
 
@@ -453,6 +466,7 @@ class StepGRPOTrainer:
         rollout_s = time.monotonic() - started
         kept = [o for o in episodes if o.valid]
         self.last_episodes = episodes
+        self.curriculum.record_rollouts([o.summary() for o in episodes])
         result = group_advantages([o.task_id for o in kept], [o.reward for o in kept], eps=self.config.adv_eps)
         samples = step_samples(kept, result.advantages)
         row: dict[str, Any] = {"step": step, "tasks": [t.id for t in tasks], "episodes": len(episodes), "kept": len(kept),
@@ -464,7 +478,8 @@ class StepGRPOTrainer:
                                "reward_mean": _mean([o.reward for o in kept]),
                                "success": _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept]),
                                "episode_len": _mean([float(len(o.turns)) for o in kept]),
-                               "samples": len(samples), "action_tokens": sum(len(s.completion_ids) for s in samples)}
+                               "samples": len(samples), "action_tokens": sum(len(s.completion_ids) for s in samples),
+                               **self.curriculum.summary()}
         t = time.monotonic()
         signal = any(s.advantage != 0.0 for s in samples)
         if samples and (signal or not self.config.skip_without_signal):
