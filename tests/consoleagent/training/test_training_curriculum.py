@@ -93,3 +93,11 @@ def test_a_resumed_run_rebuilds_the_memory_of_the_steps_it_kept(tmp_path: Path) 
     resumed._recall_curriculum()
     assert resumed.curriculum.had_signal == {"task-0": True, "task-1": False}
     assert [t.id for t in resumed.pick_tasks(2)] == [t.id for t in uninterrupted.pick_tasks(2)]
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parents[3].joinpath("configs", "train").glob("*grpo*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_grpo_config_loads_and_validates(path: Path) -> None:
+    from consoleagent.training.config import load_config
+
+    load_config(GRPORunConfig, path).validate()  # an unknown key or a bad value raises, naming the file
