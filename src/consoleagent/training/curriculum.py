@@ -33,9 +33,9 @@ class TaskCurriculum:
 
     def __init__(self, sampling: str = "uniform", *, signal_weight: float = 4.0, settled_weight: float = 0.25) -> None:
         if sampling not in SAMPLINGS:
-            raise ValueError(f"task sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}")
+            raise ValueError(f"task_sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}")
         if signal_weight <= 0 or settled_weight <= 0:
-            raise ValueError("task sampling weights must be above 0 (a weight of 0 would never revisit a task)")
+            raise ValueError("signal_weight and settled_weight must be above 0 (a weight of 0 would never revisit a task)")
         self.sampling = sampling
         self.signal_weight = signal_weight
         self.settled_weight = settled_weight

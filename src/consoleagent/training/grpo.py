@@ -466,7 +466,8 @@ class StepGRPOTrainer:
         rollout_s = time.monotonic() - started
         kept = [o for o in episodes if o.valid]
         self.last_episodes = episodes
-        self.curriculum.record_rollouts([o.summary() for o in episodes])
+        summaries = [o.summary() for o in episodes]
+        self.curriculum.record_rollouts(summaries)
         result = group_advantages([o.task_id for o in kept], [o.reward for o in kept], eps=self.config.adv_eps)
         samples = step_samples(kept, result.advantages)
         row: dict[str, Any] = {"step": step, "tasks": [t.id for t in tasks], "episodes": len(episodes), "kept": len(kept),
@@ -495,7 +496,7 @@ class StepGRPOTrainer:
         else:  # all excluded (nothing to learn from), or no signal (see above)
             row.update(updated=False, time_logprobs_s=0.0, time_update_s=0.0)
         row["time_rollout_s"] = round(rollout_s, 3)
-        row["rollouts"] = [o.summary() for o in episodes]
+        row["rollouts"] = summaries
         self.step = step
         if self.val_specs and step % self.config.val_every == 0:
             row.update(self.validate())
