@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 INVALID_REWARD = -1.0
+ZERO_TOL = 1e-12  # a group whose rewards' standard deviation is at most this carries no signal
 
 
 def is_valid_reward(reward: float | None) -> bool:
@@ -46,7 +47,7 @@ def _mean_std(values: Sequence[float]) -> tuple[float, float]:
 
 
 def group_advantages(task_ids: Sequence[str], rewards: Sequence[float | None], eps: float = 1e-4,
-                     zero_tol: float = 1e-12) -> AdvantageResult:
+                     zero_tol: float = ZERO_TOL) -> AdvantageResult:
     """Advantages for one batch of episodes given as parallel lists (task id, reward).
 
     Per task: ``(r - mean_task) / (std_task + eps)``; then over all kept episodes of the batch:

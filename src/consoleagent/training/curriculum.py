@@ -20,10 +20,10 @@ rebuilt from the run's ``log.jsonl`` on resume, so a resumed run picks what the 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from consoleagent.training.advantages import is_valid_reward
+from consoleagent.training.advantages import ZERO_TOL, group_advantages
 
 SAMPLINGS = ("uniform", "informative")
 
@@ -41,20 +41,21 @@ class TaskCurriculum:
         self.settled_weight = settled_weight
         self.had_signal: dict[str, bool] = {}
 
-    def record(self, task_id: str, rewards: Iterable[float | None]) -> None:
-        """Remember whether this group's valid rewards differed (fewer than two valid: nothing learnt)."""
-        valid = [float(r) for r in rewards if is_valid_reward(r)]  # type: ignore[arg-type]
-        if len(valid) >= 2:
-            self.had_signal[task_id] = max(valid) - min(valid) > 1e-12
+    def record(self, task_id: str, rewards: Sequence[float | None]) -> None:
+        """Remember whether this group's valid rewards differed."""
+        self._remember(group_advantages([task_id] * len(rewards), rewards).task_stats)
 
     def record_rollouts(self, rollouts: Sequence[dict[str, Any]]) -> None:
         """One logged step's ``rollouts`` (``EpisodeOutcome.summary`` rows), grouped by task."""
-        by_task: dict[str, list[float | None]] = {}
-        for rollout in rollouts:
-            if rollout.get("valid"):
-                by_task.setdefault(rollout["task"], []).append(rollout.get("reward"))
-        for task_id, rewards in by_task.items():
-            self.record(task_id, rewards)
+        valid = [r for r in rollouts if r.get("valid")]
+        self._remember(group_advantages([r["task"] for r in valid], [r.get("reward") for r in valid]).task_stats)
+
+    def _remember(self, task_stats: dict[str, dict[str, float]]) -> None:
+        """A group has signal by the rule that counts ``zero_variance_groups`` (``advantages.group_advantages``);
+        fewer than two valid rewards say nothing about the spread."""
+        for task_id, stats in task_stats.items():
+            if stats["n"] >= 2:
+                self.had_signal[task_id] = stats["std"] > ZERO_TOL
 
     def weight(self, task_id: str) -> float:
         if self.sampling == "uniform" or task_id not in self.had_signal:
