@@ -14,7 +14,8 @@ One training step:
    index, ``RankerPolicy.turns``), carrying the episode's advantage on every action token;
 6. old-policy and reference log-probs computed once; ``updates_per_step`` optimiser steps of the
    clipped surrogate with a KL penalty, aggregated over all action tokens of the batch;
-7. log, checkpoint, validate every N steps (greedy success rate on the val tasks), keep the best.
+7. log, checkpoint, validate every N steps (greedy success rate on the val tasks; with ``val_samples`` also
+   the sampled one, which breaks greedy ties), keep the best.
 
 Any policy that exposes the log-probabilities of its chosen actions trains here: ``policy: hf`` (a
 causal LM: the action tokens are the completion's) or ``policy: ranker`` (a choice among candidate
@@ -218,6 +219,7 @@ class StepGRPOTrainer:
                                          settled_weight=config.settled_weight)
         self.step = 0
         self.best_val: float | None = None
+        self.best_val_sampled: float | None = None  # the tie-break of equal greedy successes (``val_samples``)
         self.best_step: int | None = None
         self._server: Any = None
         self._world: Any = None
@@ -304,6 +306,7 @@ class StepGRPOTrainer:
 
         state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
         self.step, self.best_val, self.best_step = state["step"], state.get("best_val"), state.get("best_step")
+        self.best_val_sampled = state.get("best_val_sampled")
         self._recall_curriculum()
         self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
         rng = torch.load(path / "rng.pt", weights_only=False)
@@ -477,7 +480,7 @@ class StepGRPOTrainer:
                                "zero_variance_share": (round(result.zero_variance_groups / result.groups, 4)
                                                        if result.groups else None),
                                "reward_mean": _mean([o.reward for o in kept]),
-                               "success": _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept]),
+                               "success": _success_rate(kept),
                                "episode_len": _mean([float(len(o.turns)) for o in kept]),
                                "samples": len(samples), "action_tokens": sum(len(s.completion_ids) for s in samples),
                                **self.curriculum.summary()}
@@ -507,20 +510,40 @@ class StepGRPOTrainer:
         return row
 
     def validate(self) -> dict[str, Any]:
-        """Greedy success rate on the val tasks; the best so far is kept under ``best/``."""
+        """Greedy success rate on the val tasks, and with ``val_samples`` the sampled one; the best so far
+        is kept under ``best/``.
+
+        Greedy success is what the benchmark measures, but on a few tasks it moves in whole tasks and
+        often ties across checkpoints; the sampled success rate (``val_samples`` rollouts per task at
+        the training temperature, with the same seeds at every validation, so checkpoints are compared
+        on the same draws) moves with the whole distribution and breaks those ties."""
         started = time.monotonic()
         self.model.eval()
-        outcomes = [self.rollout(spec, 0, temperature=0.0, seed=None, trajectories=self.out / "val" / f"step-{self.step:04d}")
-                    for spec in self.val_specs]
-        kept = [o for o in outcomes if o.valid]
-        success = _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in kept])
-        row = {"val_success": success, "val_reward": _mean([o.reward for o in kept]), "val_episodes": len(outcomes),
-               "val_kept": len(kept), "time_val_s": round(time.monotonic() - started, 3)}
-        if success is not None and (self.best_val is None or success > self.best_val):
-            self.best_val, self.best_step = success, self.step
+        trajectories = self.out / "val" / f"step-{self.step:04d}"
+        greedy = [self.rollout(spec, 0, temperature=0.0, seed=None, trajectories=trajectories) for spec in self.val_specs]
+        kept = [o for o in greedy if o.valid]
+        success = _success_rate(kept)
+        row = {"val_success": success, "val_reward": _mean([o.reward for o in kept]), "val_episodes": len(greedy),
+               "val_kept": len(kept)}
+        sampled_success = None
+        if self.config.val_samples:
+            sampled = [self.rollout(spec, 1 + i, temperature=self.config.temperature, seed=self._val_seed(index, i),
+                                    trajectories=trajectories)
+                       for index, spec in enumerate(self.val_specs) for i in range(self.config.val_samples)]
+            sampled_success = _success_rate([o for o in sampled if o.valid])
+            row.update(val_sampled_success=sampled_success, val_sampled_episodes=len(sampled),
+                       val_sampled_kept=sum(o.valid for o in sampled))
+        row["time_val_s"] = round(time.monotonic() - started, 3)
+        if success is not None and (self.best_val is None or _selection_key(success, sampled_success)
+                                    > _selection_key(self.best_val, self.best_val_sampled)):
+            self.best_val, self.best_val_sampled, self.best_step = success, sampled_success, self.step
             self.save_model(self.out / "best")
             row["new_best"] = True
         return row
+
+    def _val_seed(self, task_index: int, sample: int) -> int:
+        """The same at every validation (common random numbers), and apart from the training rollouts' seeds."""
+        return self.config.seed * 1_000_003 - 10_007 + task_index * 101 + sample
 
     def save_model(self, path: Path) -> Path:
         """A plain model directory (LoRA merged into a copy), loadable by path (the hf policy, the benchmark)."""
@@ -564,7 +587,8 @@ class StepGRPOTrainer:
             self._save_tokenizer_and_prompt(tmp)
         torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
         torch.save({"python": random.getstate(), "torch": torch.get_rng_state()}, tmp / "rng.pt")
-        state = {"step": self.step, "best_val": self.best_val, "best_step": self.best_step, "config": asdict(self.config)}
+        state = {"step": self.step, "best_val": self.best_val, "best_val_sampled": self.best_val_sampled,
+                 "best_step": self.best_step, "config": asdict(self.config)}
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=1, default=str), encoding="utf-8")
         shutil.rmtree(path, ignore_errors=True)
         tmp.rename(path)
@@ -618,6 +642,15 @@ def _right_aligned(rows: list[Any], k: int, like: Any) -> Any:
     for i, row in enumerate(rows):
         out[i, k - row.shape[0]:] = row.to(like.device)
     return out
+
+
+def _success_rate(outcomes: list[EpisodeOutcome]) -> float | None:
+    return _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in outcomes])
+
+
+def _selection_key(success: float, sampled_success: float | None) -> tuple[float, float]:
+    """Greedy success first; equal ones are told apart by the sampled success (absent: no tie-break)."""
+    return success, -1.0 if sampled_success is None else sampled_success
 
 
 def _mean(values: list[float | None]) -> float | None:

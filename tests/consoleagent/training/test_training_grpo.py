@@ -127,7 +127,7 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     config = GRPORunConfig(model=str(tiny_model), output_dir=str(out), steps=2, tasks_per_step=2, group_size=2, oversample=1,
                            temperature=1.0, max_new_tokens=12, max_prompt_tokens=768, max_episode_steps=1,
                            learning_rate=1e-3, beta=0.1, updates_per_step=1, micro_batch=4, val_every=2, seed=3,
-                           skip_without_signal=False)  # exercise the update path even on all-zero rewards
+                           val_samples=1, skip_without_signal=False)  # exercise the update path even on all-zero rewards
     trainer = StepGRPOTrainer(config, playwright=playwright_instance, train_specs=tasks, val_specs=tasks[:1])
     trainer.setup_model()
     initial = _weights(trainer.model)
@@ -144,6 +144,7 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
         assert 0.0 <= row["clip_fraction"] <= 1.0 and row["time_rollout_s"] > 0 and row["time_update_s"] > 0
         assert row["reward_mean"] is not None and 0.0 <= row["success"] <= 1.0
     assert "val_success" in rows[1] and rows[1]["val_episodes"] == 1
+    assert rows[1]["val_sampled_episodes"] == 1 and rows[1]["val_sampled_success"] == trainer.best_val_sampled
     assert (out / "curves.png").stat().st_size > 1000
     assert (out / "final" / "config.json").exists() and (out / "best" / "config.json").exists()
     assert summary["steps"] == 2 and summary["best_step"] == 2
@@ -179,6 +180,7 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     resumed = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "resume_from": "last"}), train_specs=tasks, val_specs=tasks[:1])
     resumed.setup_model()
     assert (resumed.step, resumed.best_step) == (2, 2)
+    assert (resumed.best_val, resumed.best_val_sampled) == (trainer.best_val, trainer.best_val_sampled) != (None, None)
     assert resumed.optimizer.state_dict()["state"], "the optimiser's moments were restored"
     assert resumed.train()["steps_this_run"] == 0
 

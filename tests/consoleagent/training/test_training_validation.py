@@ -1,0 +1,97 @@
+"""GRPO's checkpoint choice: greedy success first, equal ones told apart by sampled rollouts.
+
+The rollouts are scripted here (which checkpoint succeeds on which draw); a live stratus episode per
+rollout is what the GRPO tests in test_training_grpo.py run end to end through the same ``validate``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from consoleagent.training.config import GRPORunConfig
+from consoleagent.training.grpo import EpisodeOutcome, StepGRPOTrainer
+
+SPECS = [SimpleNamespace(id=f"val-{i}") for i in range(3)]
+
+
+class ScriptedRollouts:
+    """Each checkpoint's greedy and sampled successes; records what validation asked for."""
+
+    def __init__(self, trainer: StepGRPOTrainer, script: dict[int, tuple[int, int]]) -> None:
+        self.trainer, self.script = trainer, script  # step -> (greedy tasks solved, sampled rollouts solved)
+        self.calls: list[tuple[int, str, int, float, int | None]] = []
+        self.saved: list[int] = []
+
+    def rollout(self, spec: Any, run_index: int, *, temperature: float, seed: int | None, trajectories: Path) -> EpisodeOutcome:
+        step = self.trainer.step
+        self.calls.append((step, spec.id, run_index, temperature, seed))
+        greedy, sampled = self.script[step]
+        if temperature == 0.0:
+            solved = SPECS.index(spec) < greedy
+        else:
+            solved = sum(1 for c in self.calls if c[0] == step and c[3] > 0) <= sampled
+        return EpisodeOutcome(spec.id, f"{spec.id}-{run_index}", "completed", 1.0 if solved else 0.0, True, [])
+
+    def save_model(self, path: Path) -> Path:
+        self.saved.append(self.trainer.step)
+        return path
+
+
+def _trainer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: dict[int, tuple[int, int]],
+             **fields: Any) -> tuple[StepGRPOTrainer, ScriptedRollouts]:
+    config = GRPORunConfig(model="m", output_dir=str(tmp_path / "grpo"), temperature=0.7, seed=5, **fields)
+    trainer = StepGRPOTrainer(config, train_specs=SPECS, val_specs=SPECS)
+    trainer.model = SimpleNamespace(eval=lambda: None)
+    scripted = ScriptedRollouts(trainer, script)
+    monkeypatch.setattr(trainer, "rollout", scripted.rollout)
+    monkeypatch.setattr(trainer, "save_model", scripted.save_model)
+    return trainer, scripted
+
+
+def _validate_at(trainer: StepGRPOTrainer, steps: list[int]) -> list[dict[str, Any]]:
+    rows = []
+    for step in steps:
+        trainer.step = step
+        rows.append(trainer.validate())
+    return rows
+
+
+def test_sampled_rollouts_break_ties_of_the_greedy_success(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # greedy: 2 of 3 tasks at every step; sampled (2 per task, 6 in all): 2, 5, 3 solved
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (2, 2), 8: (2, 5), 12: (2, 3)}, val_samples=2)
+    rows = _validate_at(trainer, [4, 8, 12])
+    assert [r["val_success"] for r in rows] == [pytest.approx(2 / 3)] * 3
+    assert [r["val_sampled_success"] for r in rows] == [pytest.approx(2 / 6), pytest.approx(5 / 6), pytest.approx(3 / 6)]
+    assert [r["val_sampled_episodes"] for r in rows] == [6, 6, 6] and [r["val_episodes"] for r in rows] == [3, 3, 3]
+    assert [r.get("new_best", False) for r in rows] == [True, True, False]
+    assert scripted.saved == [4, 8] and trainer.best_step == 8 and trainer.best_val_sampled == pytest.approx(5 / 6)
+
+    # sampled at the training temperature, with the same seeds at every validation (paired draws),
+    # distinct across tasks and draws; greedy rollouts carry no seed
+    sampled = [c for c in scripted.calls if c[3] > 0]
+    assert {c[3] for c in sampled} == {0.7}
+    assert all(c[4] is None for c in scripted.calls if c[3] == 0.0)
+    seeds_by_step = {step: [c[4] for c in sampled if c[0] == step] for step in (4, 8, 12)}
+    assert seeds_by_step[4] == seeds_by_step[8] == seeds_by_step[12] and len(set(seeds_by_step[4])) == 6
+
+
+def test_greedy_success_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (1, 6), 8: (2, 0), 12: (2, 1)}, val_samples=2)
+    _validate_at(trainer, [4, 8, 12])
+    assert scripted.saved == [4, 8, 12] and trainer.best_step == 12
+
+
+def test_without_samples_the_first_of_equal_scores_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (2, 0), 8: (2, 6)})
+    rows = _validate_at(trainer, [4, 8])
+    assert "val_sampled_success" not in rows[0] and all(c[3] == 0.0 for c in scripted.calls)
+    assert scripted.saved == [4] and trainer.best_step == 4
+
+
+def test_negative_samples_are_refused() -> None:
+    with pytest.raises(ValueError, match="val_samples must be at least 0"):
+        GRPORunConfig(model="m", val_samples=-1).validate()
