@@ -49,7 +49,7 @@ from consoleagent.training.curriculum import TaskCurriculum
 from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
-CURVE_METRICS = ("reward_mean", "success", "val_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
+CURVE_METRICS = ("reward_mean", "success", "val_success", "val_sampled_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
                  "zero_variance_groups", "time_rollout_s", "time_logprobs_s", "time_update_s")
 
 
@@ -622,7 +622,8 @@ class StepGRPOTrainer:
         final = self.save_model(self.out / "final")
         curves = self.write_curves()
         summary = {"steps": self.step, "steps_this_run": self.step - first, "seconds": round(time.monotonic() - started, 2),
-                   "best_val": self.best_val, "best_step": self.best_step, "final_model": str(final),
+                   "best_val": self.best_val, "best_val_sampled": self.best_val_sampled, "best_step": self.best_step,
+                   "final_model": str(final),
                    "best_model": str(self.out / "best") if self.best_step else None, "curves": str(curves),
                    "generator": self.generator.name}
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
