@@ -95,3 +95,22 @@ def test_without_samples_the_first_of_equal_scores_is_kept(tmp_path: Path, monke
 def test_negative_samples_are_refused() -> None:
     with pytest.raises(ValueError, match="val_samples must be at least 0"):
         GRPORunConfig(model="m", val_samples=-1).validate()
+
+
+def test_an_invalid_validation_episode_is_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 43: one excluded greedy episode made 9 of 18 beat 9 of 19 without a task more."""
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (2, 0)}, oversample=1)
+    lost = {"val-2"}
+    solved_rollout = scripted.rollout
+
+    def losing_once(spec: Any, run_index: int, **kwargs: Any) -> EpisodeOutcome:
+        outcome = solved_rollout(spec, run_index, **kwargs)
+        if spec.id in lost:
+            lost.discard(spec.id)
+            return EpisodeOutcome(spec.id, outcome.key, "env_error", None, False, [])
+        return outcome
+
+    monkeypatch.setattr(trainer, "rollout", losing_once)
+    row = _validate_at(trainer, [4])[0]
+    assert (row["val_episodes"], row["val_kept"]) == (3, 3) and row["val_success"] == pytest.approx(2 / 3)
+    assert [c[1] for c in scripted.calls] == ["val-0", "val-1", "val-2", "val-2"], "the lost episode ran again, once"
