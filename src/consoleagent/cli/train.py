@@ -159,5 +159,6 @@ def grpo(
     summary = trainer.train()
     out.print(f"GRPO done: {summary['steps']} steps ({summary['steps_this_run']} this run) in {summary['seconds']} s; "
               f"best validation {summary['best_val']} at step {summary['best_step']}"
-              + (f" (sampled {summary['best_val_sampled']})" if summary.get("best_val_sampled") is not None else ""))
+              + (f" (sampled {summary['best_val_sampled']}, pooled {summary['best_val_pooled']}; chosen by "
+                 f"{summary['val_select']})" if summary.get("best_val_sampled") is not None else ""))
     out.print(f"log: {Path(run_config.output_dir) / 'log.jsonl'}; curves: {summary['curves']}; model: {summary['final_model']}")

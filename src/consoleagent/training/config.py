@@ -26,6 +26,7 @@ from consoleagent.training.curriculum import TaskCurriculum
 
 T = TypeVar("T")
 GENERATORS = ("auto", "transformers")  # where GRPO's rollout actions come from (training.grpo.select_generator)
+VAL_SELECT_RULES = ("greedy", "pooled")  # how GRPO's best checkpoint is chosen (training.grpo._selection_key)
 LORA_KEYS = {"r", "alpha", "dropout", "target_modules"}
 
 
@@ -153,6 +154,9 @@ class GRPORunConfig:
             task at ``temperature``, with the same seeds at every validation; their success rate breaks
             ties of the greedy success rate when the best checkpoint is chosen (a few val tasks often
             tie greedily across checkpoints). 0: greedy only, the first of equal scores is kept.
+        val_select (str, default "greedy"): how ``best/`` is chosen. ``greedy``: greedy success, ties
+            broken by the sampled success; ``pooled``: the success rate over every validation episode,
+            greedy and sampled together (1 + ``val_samples`` per task). The first of equal scores is kept.
         tasks_root (str | None, default None): a folder of task files; None: the console's own suite.
         document_style (str, default "as_written"): the documents' steps as the policy reads them in
             training and validation rollouts: ``as_written`` or ``plain`` (``documents.restyle``).
@@ -206,8 +210,8 @@ class GRPORunConfig:
         seed (int, default 0): task picks, rollout seeds, and the torch/Python RNGs.
 
     Validation and checkpoints:
-        val_every (int, default 5): steps between validations (greedy success rate on the val tasks, ties broken by
-            ``val_samples``; the best model is kept in ``best/``), as the reference, whose best checkpoint came at
+        val_every (int, default 5): steps between validations (success on the val tasks, chosen on by
+            ``val_select``; the best model is kept in ``best/``), as the reference, whose best checkpoint came at
             step 25 of an oscillating run.
         save_every (int, default 1): steps between checkpoints (a step takes minutes: lose at most one).
         keep_checkpoints (int, default 2): the newest checkpoints kept (at least 1: the one to resume from).
@@ -222,6 +226,7 @@ class GRPORunConfig:
     val_tasks: str | None = "split=val"
     val_limit: int | None = None
     val_samples: int = 0
+    val_select: str = "greedy"
     tasks_root: str | None = None
     document_style: str = AS_WRITTEN
     steps: int = 10
@@ -267,6 +272,8 @@ class GRPORunConfig:
                 raise ValueError(f"GRPO config: {name} must be at least 1, got {getattr(self, name)}")
         if self.val_samples < 0:
             raise ValueError(f"GRPO config: val_samples must be at least 0, got {self.val_samples}")
+        if self.val_select not in VAL_SELECT_RULES:
+            raise ValueError(f"GRPO config: val_select must be one of {', '.join(VAL_SELECT_RULES)}, not {self.val_select!r}")
         if self.oversample < 0 or not 0 < self.clip_eps < 1 or self.beta < 0:
             raise ValueError("GRPO config: oversample >= 0, 0 < clip_eps < 1 and beta >= 0 are required")
         if self.document_style not in STYLES:

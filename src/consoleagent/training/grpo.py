@@ -49,7 +49,8 @@ from consoleagent.training.curriculum import TaskCurriculum
 from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
-CURVE_METRICS = ("reward_mean", "success", "val_success", "val_sampled_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
+VALIDATION_STEP = -1  # the step in a validation rollout's seed (``_rollout_seed``)
+CURVE_METRICS = ("reward_mean", "success", "val_success", "val_sampled_success", "val_pooled_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
                  "zero_variance_groups", "time_rollout_s", "time_logprobs_s", "time_update_s")
 
 
@@ -220,6 +221,7 @@ class StepGRPOTrainer:
         self.step = 0
         self.best_val: float | None = None
         self.best_val_sampled: float | None = None  # the tie-break of equal greedy successes (``val_samples``)
+        self.best_val_pooled: float | None = None  # greedy and sampled validation episodes together (``val_select``)
         self.best_step: int | None = None
         self._server: Any = None
         self._world: Any = None
@@ -306,7 +308,7 @@ class StepGRPOTrainer:
 
         state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
         self.step, self.best_val, self.best_step = state["step"], state.get("best_val"), state.get("best_step")
-        self.best_val_sampled = state.get("best_val_sampled")
+        self.best_val_sampled, self.best_val_pooled = state.get("best_val_sampled"), state.get("best_val_pooled")
         self._recall_curriculum()
         self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
         rng = torch.load(path / "rng.pt", weights_only=False)
@@ -379,8 +381,8 @@ class StepGRPOTrainer:
         for i in range(self.config.group_size + self.config.oversample):
             if sum(o.valid for o in outcomes) >= self.config.group_size:
                 break
-            seed = self.config.seed * 1_000_003 + step * 10_007 + index * 101 + i
-            outcomes.append(self.rollout(task_spec, i, temperature=self.config.temperature, seed=seed, trajectories=trajectories))
+            outcomes.append(self.rollout(task_spec, i, temperature=self.config.temperature,
+                                         seed=self._rollout_seed(step, index, i), trajectories=trajectories))
         return outcomes
 
     def pick_tasks(self, step: int) -> list[Any]:
@@ -510,13 +512,14 @@ class StepGRPOTrainer:
         return row
 
     def validate(self) -> dict[str, Any]:
-        """Greedy success rate on the val tasks, and with ``val_samples`` the sampled one; the best so far
-        is kept under ``best/``.
+        """Greedy success rate on the val tasks, and with ``val_samples`` the sampled and pooled ones; the
+        best so far by ``val_select`` is kept under ``best/``.
 
         Greedy success is what the benchmark measures, but on a few tasks it moves in whole tasks and
         often ties across checkpoints; the sampled success rate (``val_samples`` rollouts per task at
         the training temperature, with the same seeds at every validation, so checkpoints are compared
-        on the same draws) moves with the whole distribution and breaks those ties."""
+        on the same draws) moves with the whole distribution. ``greedy`` lets it break ties only;
+        ``pooled`` chooses on every validation episode at once, greedy and sampled."""
         started = time.monotonic()
         self.model.eval()
         trajectories = self.out / "val" / f"step-{self.step:04d}"
@@ -525,17 +528,21 @@ class StepGRPOTrainer:
         success = _success_rate(kept)
         row = {"val_success": success, "val_reward": _mean([o.reward for o in kept]), "val_episodes": len(greedy),
                "val_kept": len(kept)}
-        sampled_success = None
+        sampled_success, pooled_success = None, success
         if self.config.val_samples:
-            sampled = [self._valid_rollout(spec, 1 + i, self.config.temperature, self._val_seed(index, i), trajectories)
+            sampled = [self._valid_rollout(spec, 1 + i, self.config.temperature,
+                                           self._rollout_seed(VALIDATION_STEP, index, i), trajectories)
                        for index, spec in enumerate(self.val_specs) for i in range(self.config.val_samples)]
-            sampled_success = _success_rate([o for o in sampled if o.valid])
+            sampled_kept = [o for o in sampled if o.valid]
+            sampled_success, pooled_success = _success_rate(sampled_kept), _success_rate(kept + sampled_kept)
             row.update(val_sampled_success=sampled_success, val_sampled_episodes=len(sampled),
-                       val_sampled_kept=sum(o.valid for o in sampled))
+                       val_sampled_kept=len(sampled_kept), val_pooled_success=pooled_success)
         row["time_val_s"] = round(time.monotonic() - started, 3)
-        if success is not None and (self.best_val is None or _selection_key(success, sampled_success)
-                                    > _selection_key(self.best_val, self.best_val_sampled)):
-            self.best_val, self.best_val_sampled, self.best_step = success, sampled_success, self.step
+        scores = (success, sampled_success, pooled_success)
+        best = (self.best_val, self.best_val_sampled, self.best_val_pooled)
+        if success is not None and (self.best_val is None or _selection_key(self.config.val_select, *scores)
+                                    > _selection_key(self.config.val_select, *best)):
+            (self.best_val, self.best_val_sampled, self.best_val_pooled), self.best_step = scores, self.step
             self.save_model(self.out / "best")
             row["new_best"] = True
         return row
@@ -553,9 +560,10 @@ class StepGRPOTrainer:
                                    trajectories=trajectories)
         return outcome
 
-    def _val_seed(self, task_index: int, sample: int) -> int:
-        """The same at every validation (common random numbers), and apart from the training rollouts' seeds."""
-        return self.config.seed * 1_000_003 - 10_007 + task_index * 101 + sample
+    def _rollout_seed(self, step: int, task_index: int, rollout: int) -> int:
+        """A sampled rollout's seed: a training group's at ``step``; validation's at step -1, so the same
+        at every validation (common random numbers) and apart from every training rollout's."""
+        return self.config.seed * 1_000_003 + step * 10_007 + task_index * 101 + rollout
 
     def save_model(self, path: Path) -> Path:
         """A plain model directory (LoRA merged into a copy), loadable by path (the hf policy, the benchmark)."""
@@ -600,7 +608,7 @@ class StepGRPOTrainer:
         torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
         torch.save({"python": random.getstate(), "torch": torch.get_rng_state()}, tmp / "rng.pt")
         state = {"step": self.step, "best_val": self.best_val, "best_val_sampled": self.best_val_sampled,
-                 "best_step": self.best_step, "config": asdict(self.config)}
+                 "best_val_pooled": self.best_val_pooled, "best_step": self.best_step, "config": asdict(self.config)}
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=1, default=str), encoding="utf-8")
         shutil.rmtree(path, ignore_errors=True)
         tmp.rename(path)
@@ -634,7 +642,8 @@ class StepGRPOTrainer:
         final = self.save_model(self.out / "final")
         curves = self.write_curves()
         summary = {"steps": self.step, "steps_this_run": self.step - first, "seconds": round(time.monotonic() - started, 2),
-                   "best_val": self.best_val, "best_val_sampled": self.best_val_sampled, "best_step": self.best_step,
+                   "best_val": self.best_val, "best_val_sampled": self.best_val_sampled,
+                   "best_val_pooled": self.best_val_pooled, "val_select": self.config.val_select, "best_step": self.best_step,
                    "final_model": str(final),
                    "best_model": str(self.out / "best") if self.best_step else None, "curves": str(curves),
                    "generator": self.generator.name}
@@ -661,8 +670,15 @@ def _success_rate(outcomes: list[EpisodeOutcome]) -> float | None:
     return _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in outcomes])
 
 
-def _selection_key(success: float, sampled_success: float | None) -> tuple[float, float]:
-    """Greedy success first; equal ones are told apart by the sampled success (absent: no tie-break)."""
+def _selection_key(rule: str, success: float, sampled_success: float | None,
+                   pooled_success: float | None) -> tuple[float, ...]:
+    """What ``best/`` is chosen on (the larger key wins; an equal one keeps the earlier checkpoint).
+
+    ``greedy``: greedy success first, equal ones told apart by the sampled success (absent: no
+    tie-break). ``pooled``: the success rate over every kept validation episode, greedy and sampled
+    (a checkpoint restored from before this rule existed counts by its greedy success)."""
+    if rule == "pooled":
+        return (success if pooled_success is None else pooled_success,)
     return success, -1.0 if sampled_success is None else sampled_success
 
 

@@ -1,4 +1,4 @@
-"""GRPO's checkpoint choice: greedy success first, equal ones told apart by sampled rollouts.
+"""GRPO's checkpoint choice: greedy success first, equal ones told apart by sampled rollouts; or pooled.
 
 The rollouts are scripted here (which checkpoint succeeds on which draw); a live stratus episode per
 rollout is what the GRPO tests in test_training_grpo.py run end to end through the same ``validate``.
@@ -92,9 +92,26 @@ def test_without_samples_the_first_of_equal_scores_is_kept(tmp_path: Path, monke
     assert scripted.saved == [4] and trainer.best_step == 4
 
 
-def test_negative_samples_are_refused() -> None:
+def test_pooled_selection_chooses_on_every_validation_episode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # step 4: greedy 2 of 3, sampled 1 of 6 (pooled 3 of 9); step 8: greedy 1 of 3, sampled 5 of 6 (pooled 6 of 9);
+    # step 12: greedy 3 of 3, sampled 3 of 6 (pooled 6 of 9, equal to step 8: the earlier is kept)
+    script = {4: (2, 1), 8: (1, 5), 12: (3, 3)}
+    trainer, scripted = _trainer(tmp_path, monkeypatch, script, val_samples=2, val_select="pooled")
+    rows = _validate_at(trainer, [4, 8, 12])
+    assert [r["val_pooled_success"] for r in rows] == [pytest.approx(3 / 9), pytest.approx(6 / 9), pytest.approx(6 / 9)]
+    assert scripted.saved == [4, 8] and trainer.best_step == 8
+    assert (trainer.best_val, trainer.best_val_pooled) == (pytest.approx(1 / 3), pytest.approx(6 / 9))
+
+    greedy_trainer, greedy_scripted = _trainer(tmp_path, monkeypatch, script, val_samples=2)
+    _validate_at(greedy_trainer, [4, 8, 12])
+    assert greedy_scripted.saved == [4, 12], "the default rule chooses on the greedy success first"
+
+
+def test_negative_samples_and_unknown_rules_are_refused() -> None:
     with pytest.raises(ValueError, match="val_samples must be at least 0"):
         GRPORunConfig(model="m", val_samples=-1).validate()
+    with pytest.raises(ValueError, match="val_select must be one of greedy, pooled, not 'best'"):
+        GRPORunConfig(model="m", val_select="best").validate()
 
 
 def test_an_invalid_validation_episode_is_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
