@@ -41,10 +41,6 @@ class TaskCurriculum:
         self.settled_weight = settled_weight
         self.had_signal: dict[str, bool] = {}
 
-    def record(self, task_id: str, rewards: Sequence[float | None]) -> None:
-        """Remember whether this group's valid rewards differed."""
-        self._remember(group_advantages([task_id] * len(rewards), rewards).task_stats)
-
     def record_rollouts(self, rollouts: Sequence[dict[str, Any]]) -> None:
         """One logged step's ``rollouts`` (``EpisodeOutcome.summary`` rows), grouped by task."""
         valid = [r for r in rollouts if r.get("valid")]

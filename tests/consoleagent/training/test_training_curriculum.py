@@ -17,9 +17,15 @@ import pytest
 
 from consoleagent.training.config import GRPORunConfig
 from consoleagent.training.curriculum import TaskCurriculum
+from consoleagent.training.advantages import is_valid_reward
 from consoleagent.training.grpo import StepGRPOTrainer
 
 SPECS = [SimpleNamespace(id=f"task-{i}") for i in range(10)]
+
+
+def _record(curriculum: TaskCurriculum, task_id: str, rewards: list[float | None]) -> None:
+    """One group's rollouts as the trainer logs them (an invalid reward is an excluded rollout)."""
+    curriculum.record_rollouts([{"task": task_id, "reward": r, "valid": is_valid_reward(r)} for r in rewards])
 
 
 def _counts(curriculum: TaskCurriculum, draws: int = 3000, count: int = 2) -> Counter[str]:
@@ -33,7 +39,7 @@ def _counts(curriculum: TaskCurriculum, draws: int = 3000, count: int = 2) -> Co
 
 def test_uniform_picks_are_the_plain_random_sample() -> None:
     curriculum = TaskCurriculum("uniform")
-    curriculum.record("task-0", [1.0, 0.0])  # remembered, but uniform sampling ignores it
+    _record(curriculum, "task-0", [1.0, 0.0])  # remembered, but uniform sampling ignores it
     for seed in range(20):
         assert curriculum.pick(SPECS, 3, random.Random(seed)) == random.Random(seed).sample(SPECS, 3)
     assert curriculum.weight("task-0") == 1.0
@@ -41,9 +47,9 @@ def test_uniform_picks_are_the_plain_random_sample() -> None:
 
 def test_informative_picks_favour_tasks_whose_group_had_a_spread() -> None:
     curriculum = TaskCurriculum("informative", signal_weight=4.0, settled_weight=0.25)
-    curriculum.record("task-0", [1.0, 0.0, 0.0])   # a spread: signal
-    curriculum.record("task-1", [0.0, 0.0, 0.0])   # all failed: settled
-    curriculum.record("task-2", [1.0, 1.0])        # all solved: settled
+    _record(curriculum, "task-0", [1.0, 0.0, 0.0])   # a spread: signal
+    _record(curriculum, "task-1", [0.0, 0.0, 0.0])   # all failed: settled
+    _record(curriculum, "task-2", [1.0, 1.0])        # all solved: settled
     assert [curriculum.weight(f"task-{i}") for i in range(4)] == [4.0, 0.25, 0.25, 1.0]
     counts = _counts(curriculum)
     untried = [counts[f"task-{i}"] for i in range(3, 10)]
@@ -57,9 +63,9 @@ def test_informative_picks_favour_tasks_whose_group_had_a_spread() -> None:
 
 def test_only_valid_rewards_count_and_the_latest_group_wins() -> None:
     curriculum = TaskCurriculum("informative")
-    curriculum.record("task-0", [1.0, -1.0, None])     # one valid reward: nothing learnt about the spread
+    _record(curriculum, "task-0", [1.0, -1.0, None])     # one valid reward: nothing learnt about the spread
     assert "task-0" not in curriculum.had_signal
-    curriculum.record("task-0", [0.0, 0.0, -1.0])
+    _record(curriculum, "task-0", [0.0, 0.0, -1.0])
     assert curriculum.had_signal["task-0"] is False
     curriculum.record_rollouts([{"task": "task-0", "reward": 1.0, "valid": True},
                                 {"task": "task-0", "reward": 0.0, "valid": True},
