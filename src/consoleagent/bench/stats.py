@@ -66,17 +66,30 @@ def paired_bootstrap(a: Mapping[str, float], b: Mapping[str, float], *, resample
     """The difference ``mean(b) - mean(a)`` over the units both hold (tasks), with a percentile bootstrap
     interval: units are resampled with replacement, each keeping its pair (a[u], b[u]). Deterministic for
     a seed; None when no unit is shared."""
+    return paired_bootstrap_over_results(a, [b], resamples=resamples, seed=seed, level=level)
+
+
+def paired_bootstrap_over_results(a: Mapping[str, float], bs: Sequence[Mapping[str, float]], *, resamples: int = 10_000,
+                                  seed: int = 0, level: float = 0.95) -> Interval | None:
+    """B as several independent results of one recipe (models trained with different seeds): the
+    difference of their mean over the units all hold, ``mean_s mean_u (b_s[u] - a[u])``. Each resample
+    draws the units, then the results, with replacement, so the interval holds how much the results
+    disagree as well as which tasks the suite holds; pooling them as runs of one model would hide the
+    first. With one result this is the paired bootstrap over units alone (the same draws, the same
+    interval). None when no unit is shared."""
     import numpy as np
 
-    units = sorted(set(a) & set(b))
-    if not units:
+    units = sorted(set(a).intersection(*bs))
+    if not units or not bs:
         return None
-    diffs = np.array([b[u] - a[u] for u in units], dtype=float)
+    diffs = np.array([[b[u] - a[u] for u in units] for b in bs], dtype=float)  # results × units
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(diffs), size=(resamples, len(diffs)))
-    samples = sorted(diffs[picks].mean(axis=1).tolist())
+    unit_picks = rng.integers(0, diffs.shape[1], size=(resamples, diffs.shape[1]))
+    result_picks = rng.integers(0, diffs.shape[0], size=(resamples, diffs.shape[0]))
+    per_unit = diffs[result_picks].mean(axis=1)  # resamples × units: each unit's mean over the drawn results
+    samples = sorted(np.take_along_axis(per_unit, unit_picks, axis=1).mean(axis=1).tolist())
     tail = (1.0 - level) / 2
-    return Interval(float(diffs.mean()), quantile(samples, tail), quantile(samples, 1.0 - tail), len(diffs), level)
+    return Interval(float(diffs.mean()), quantile(samples, tail), quantile(samples, 1.0 - tail), len(units), level)
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:

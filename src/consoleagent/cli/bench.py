@@ -161,30 +161,36 @@ def bench(
 
 def compare(
     a: Path = typer.Argument(..., exists=True, help="Results A (a results directory or its results.json): the baseline."),
-    b: Path = typer.Argument(..., exists=True, help="Results B: the candidate. Differences are B − A."),
+    b: list[Path] = typer.Argument(..., exists=True, help="Results B: the candidate. Differences are B − A. Several "
+                                   "results of one recipe (say, models trained with different seeds) are averaged, "
+                                   "and the bootstrap resamples them as well as the tasks."),
     resamples: int = typer.Option(10_000, min=100, help="Bootstrap resamples."),
     seed: int = typer.Option(0, help="Bootstrap seed (the same seed gives the same interval)."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of a table."),
     output: Optional[Path] = typer.Option(None, "--output", help="Also write the comparison as Markdown (.md) or JSON (.json)."),
 ) -> None:
-    """Compare two benchmark results: the difference in pass@1 (B − A), paired by task, with a paired bootstrap 95% confidence interval, overall and per product.
+    """Compare benchmark results: the difference in pass@1 (B − A), paired by task, with a paired bootstrap 95% confidence interval, overall and per product.
 
-    Each task's pass@1 is the mean of its scored runs; only tasks scored in both results count. The same seed gives the same interval.
+    Each task's pass@1 is the mean of its scored runs; only tasks scored in every result count. The same seed gives the same interval.
+    With several B results (`compare SFT GRPO_SEED0 GRPO_SEED1 GRPO_SEED2`), the question is whether the recipe helps, not one model:
+    B's pass@1 is their mean, and an interval that excludes 0 needs the gain on every seed's evidence.
     """
     from consoleagent.bench.compare import compare as compare_results
     from consoleagent.bench.compare import markdown
     from consoleagent.bench.results import ResultsError, load_results
 
     try:
-        left, right = load_results(a), load_results(b)
+        left, rights = load_results(a), [load_results(path) for path in b]
     except ResultsError as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    comparison = compare_results(left, right, resamples=resamples, seed=seed)
+    comparison = compare_results(left, rights, resamples=resamples, seed=seed)
     if not comparison["groups"][0]["tasks"]:
-        err.print("[red]the two results share no scored task[/red]")
+        err.print("[red]the results share no scored task[/red]")
         raise typer.Exit(1)
-    text = (f"A: {left['policy']['name']} ({a})  \nB: {right['policy']['name']} ({b})\n\n" + markdown(comparison))
+    names = sorted({right["policy"]["name"] for right in rights})
+    text = (f"A: {left['policy']['name']} ({a})  \nB: {', '.join(names)} ({', '.join(str(path) for path in b)})\n\n"
+            + markdown(comparison))
     if output is not None:
         output.write_text(json.dumps(comparison, indent=1) if output.suffix == ".json" else text, encoding="utf-8")
     typer.echo(json.dumps(comparison, indent=1) if as_json else text, nl=False)

@@ -107,6 +107,14 @@ def test_compare_two_results_paired_by_task(tmp_path: Path) -> None:
     assert by_vpc["difference"]["estimate"] == pytest.approx(2 / 3)
     assert comparison == compare(a, b, resamples=2000, seed=1)  # deterministic
 
+    # B as several results of one recipe: copies change nothing but the count; a result that did not gain halves it
+    copies = compare(a, [b, b], resamples=2000, seed=1)["groups"]
+    assert [g["difference"] for g in copies] == [pytest.approx(g["difference"]) for g in comparison["groups"]]
+    recipe = compare(a, [b, a], resamples=2000, seed=1)
+    assert recipe["b"]["results"] == 2 and recipe["groups"][0]["tasks"] == 20
+    assert recipe["groups"][0]["difference"]["estimate"] == pytest.approx(overall["difference"]["estimate"] / 2)
+    assert recipe["groups"][0]["difference"]["low"] < overall["difference"]["low"]
+
     # the command: directories or files, a Markdown table, JSON on request
     for name, data in (("a", a), ("b", b)):
         (tmp_path / name).mkdir()
@@ -119,6 +127,8 @@ def test_compare_two_results_paired_by_task(tmp_path: Path) -> None:
     assert (tmp_path / "cmp.md").read_text().startswith("A: llm")
     as_json = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json", "--resamples", "500"])
     assert json.loads(as_json.output)["groups"][0]["tasks"] == 20
+    seeds = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a"), "--resamples", "500"])
+    assert seeds.exit_code == 0 and "bootstrap over tasks and B's 2 results" in seeds.output
     missing = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path)])
     assert missing.exit_code == 2
 

@@ -1,4 +1,5 @@
-"""The benchmark's statistics: the unbiased pass@k against brute force, and the paired bootstrap."""
+"""The benchmark's statistics: the unbiased pass@k against brute force, and the paired bootstrap (over tasks, and
+over several results of one recipe)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 
 import pytest
 
-from consoleagent.bench.stats import mean_pass_at_k, pass_at_k, paired_bootstrap, quantile, std
+from consoleagent.bench.stats import mean_pass_at_k, pass_at_k, paired_bootstrap, paired_bootstrap_over_results, quantile, std
 
 
 def brute_pass_at_k(outcomes: list[bool], k: int) -> float:
@@ -81,3 +82,22 @@ def test_bootstrap_is_deterministic_for_a_seed_and_pairs_by_task() -> None:
     # a constant difference has a zero-width interval
     same = paired_bootstrap(a, {t: v + 0.1 for t, v in a.items()}, resamples=500)
     assert same.low == pytest.approx(0.1) and same.high == pytest.approx(0.1) and same.excludes_zero
+
+
+def test_several_results_of_one_recipe_are_resampled_as_well_as_the_tasks() -> None:
+    rng = random.Random(5)
+    a = {f"t{i}": float(rng.random() < 0.3) for i in range(40)}
+    gains = {t: 1.0 for t in list(a)[:8]}  # eight tasks A fails or passes that B always passes
+    helped = {t: max(v, gains.get(t, 0.0)) for t, v in a.items()}
+    # copies of one result: the same interval as the paired bootstrap of that result alone
+    assert paired_bootstrap_over_results(a, [helped, helped, helped], seed=4) == paired_bootstrap(a, helped, seed=4)
+    # one seed gains, the other does not: the estimate is their mean, and the interval reaches down to the
+    # seed that did not gain (pooling the two as runs of one model would exclude 0)
+    mixed = paired_bootstrap_over_results(a, [helped, a], seed=4)
+    pooled_as_runs = paired_bootstrap(a, {t: (helped[t] + a[t]) / 2 for t in a}, seed=4)
+    assert mixed.estimate == pytest.approx(pooled_as_runs.estimate) and mixed.estimate > 0
+    assert pooled_as_runs.excludes_zero and not mixed.excludes_zero and mixed.low == pytest.approx(0.0)
+    assert mixed.high > pooled_as_runs.high
+    # only tasks every result holds count
+    assert paired_bootstrap_over_results(a, [helped, {"t0": 1.0}], seed=4).n == 1
+    assert paired_bootstrap_over_results(a, [helped, {"zz": 1.0}]) is None
