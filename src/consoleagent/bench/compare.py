@@ -23,7 +23,7 @@ def compare(a: dict[str, Any], b: dict[str, Any] | Sequence[dict[str, Any]], *, 
     bs = [b] if isinstance(b, dict) else list(b)
     pa, pbs = task_pass1(a), [task_pass1(one) for one in bs]
     products = {row["id"]: row["product"] for one in [*bs, a] for row in one["tasks"]}
-    in_every_b = set(pbs[0]).intersection(*pbs[1:])
+    in_every_b, in_some_b = set(pbs[0]).intersection(*pbs[1:]), set().union(*pbs)
     shared = sorted(set(pa) & in_every_b)
 
     def b_mean(task_id: str) -> float:
@@ -47,8 +47,9 @@ def compare(a: dict[str, Any], b: dict[str, Any] | Sequence[dict[str, Any]], *, 
         "difference": "pass@1 of B minus pass@1 of A, paired by task" + (
             f"; B is the mean of {len(bs)} results, resampled as well as the tasks" if len(bs) > 1 else ""),
         "level": level, "resamples": resamples, "seed": seed,
-        "only_in_a": sorted(set(pa) - in_every_b),
-        "only_in_b": sorted(set().union(*pbs) - set(pa)),
+        "only_in_a": sorted(set(pa) - in_some_b),
+        "only_in_b": sorted(in_some_b - set(pa)),
+        "not_in_every_b": sorted((set(pa) & in_some_b) - in_every_b),
         "groups": rows,
     }
 
@@ -70,7 +71,8 @@ def markdown(comparison: dict[str, Any], label_a: str = "A", label_b: str = "B")
     over = f"tasks and B's {results} results" if results > 1 else "tasks"
     lines.append(f"Paired by task; bootstrap over {over} ({comparison['resamples']} resamples, seed {comparison['seed']}); "
                  "* the interval excludes 0.")
-    for side, ids in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):
+    for where, ids in (("Only in A", comparison["only_in_a"]), ("Only in B", comparison["only_in_b"]),
+                       ("In A but not in every B result", comparison["not_in_every_b"])):
         if ids:
-            lines.append(f"Only in {side} (left out): {', '.join(ids)}")
+            lines.append(f"{where} (left out): {', '.join(ids)}")
     return "\n".join(lines) + "\n"

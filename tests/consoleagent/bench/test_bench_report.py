@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from consoleagent.bench.compare import compare
+from consoleagent.bench.compare import markdown as compare_markdown
 from consoleagent.bench.report import PLOT_BY_PRODUCT, PLOT_VS_COST, markdown, write_reports
 from consoleagent.bench.results import aggregate
 from consoleagent.cli import app
@@ -114,6 +115,14 @@ def test_compare_two_results_paired_by_task(tmp_path: Path) -> None:
     assert recipe["b"]["results"] == 2 and recipe["groups"][0]["tasks"] == 20
     assert recipe["groups"][0]["difference"]["estimate"] == pytest.approx(overall["difference"]["estimate"] / 2)
     assert recipe["groups"][0]["difference"]["low"] < overall["difference"]["low"]
+    assert comparison["only_in_a"] == comparison["only_in_b"] == comparison["not_in_every_b"] == []
+
+    # a task that one B result lacks is left out and named as such, not as a task only A holds
+    lacking = results_of([r for r in b_records if not r["key"].startswith("vpc-00#")], tasks[1:])
+    partial = compare(a, [b, lacking], resamples=500, seed=1)
+    assert partial["groups"][0]["tasks"] == 19 and partial["not_in_every_b"] == ["vpc-00"]
+    assert partial["only_in_a"] == partial["only_in_b"] == []
+    assert "In A but not in every B result (left out): vpc-00" in compare_markdown(partial)
 
     # the command: directories or files, a Markdown table, JSON on request
     for name, data in (("a", a), ("b", b)):
