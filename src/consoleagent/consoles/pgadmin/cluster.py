@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from consoleagent.consoles.pgadmin.pidfile import file_process_alive, read_pid
+
 PG_VERSION = "15"
 SUPERUSER = "postgres"
 PROVISIONER_APPLICATION = "consoleagent-provisioner"  # the application_name of set-up work: never the agent's
@@ -157,22 +159,10 @@ class PostgresCluster:
 
     def pid(self) -> int | None:
         """The postmaster's PID from its PID file, or None when it is not running."""
-        try:
-            return int(self.pid_file.read_text(encoding="utf-8").split("\n", 1)[0])
-        except (OSError, ValueError):
-            return None
+        return read_pid(self.pid_file)
 
     def running(self) -> bool:
-        pid = self.pid()
-        if pid is None:
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # alive, owned by the postgres user
-            return True
-        return True
+        return file_process_alive(self.pid_file)
 
     def remove(self) -> None:
         """Delete the cluster's folder (stop it first)."""

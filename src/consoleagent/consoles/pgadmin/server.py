@@ -29,6 +29,7 @@ from typing import Any
 
 from consoleagent.consoles.pgadmin.cluster import ClusterInfo, bin_dir, free_port
 from consoleagent.consoles.pgadmin.install import package_dir, venv_python
+from consoleagent.consoles.pgadmin.pidfile import file_process_alive, read_pid
 
 SERVER_NAME = "PostgreSQL 15"
 SERVER_GROUP = "Servers"
@@ -166,20 +167,10 @@ class PgAdminServer:
         return process.pid
 
     def pid(self) -> int | None:
-        try:
-            return int(self.pid_file.read_text(encoding="utf-8").strip())
-        except (OSError, ValueError):
-            return None
+        return read_pid(self.pid_file)
 
     def running(self) -> bool:
-        pid = self.pid()
-        if pid is None:
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return _is_alive(pid)
+        return file_process_alive(self.pid_file)
 
     def stop(self, timeout_s: float = 15) -> None:
         """Stop the process group the PID file names: SIGTERM, then SIGKILL after ``timeout_s``."""
@@ -241,15 +232,6 @@ def read_only_rows(sqlite_path: Path, sql: str) -> list[tuple[Any, ...]]:
         return []
     with contextlib.closing(sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True, timeout=10)) as db:
         return db.execute(sql).fetchall()
-
-
-def _is_alive(pid: int) -> bool:
-    """False for a zombie (exited, not yet reaped) as well as for a missing process."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _group_alive(pgid: int) -> bool:
