@@ -28,6 +28,7 @@ from consoleagent.consoles import get_backend, utc_now
 from consoleagent.consoles.pgadmin.audit import (OBJECT_BROWSER_PATTERN, database_refused, pgadmin_error, read_rows,
                                                  records_from_rows)
 from consoleagent.consoles.pgadmin.cluster import pgaudit_installed
+from consoleagent.consoles.pgadmin.pidfile import is_alive
 from consoleagent.consoles.pgadmin.rest import PgAdminRest, PgAdminRestError
 from consoleagent.provisioning.types import Requirement
 from consoleagent.rewards.engine import evaluate
@@ -37,14 +38,6 @@ pytestmark = [pytest.mark.pgadmin, pytest.mark.timeout(900),
               pytest.mark.skipif(not pgaudit_installed(), reason="Debian postgresql-15 and postgresql-15-pgaudit are not installed")]
 
 CLI = [sys.executable, "-m", "consoleagent"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +52,11 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     backend.start()
     yield {"state": state, "backend": backend, "state_file": state_file}
     pids = [state["cluster"]["pid"], state["pgadmin"]["pid"]]
-    assert all(_alive(pid) for pid in pids), "the console died before the end of the tests"
+    assert all(is_alive(pid) for pid in pids), "the console died before the end of the tests"
     down = subprocess.run([*CLI, "console", "down", "pgadmin", "--state", str(state_file)], capture_output=True,
                           text=True, timeout=300)
     assert down.returncode == 0, down.stdout + down.stderr
-    assert not any(_alive(pid) for pid in pids), f"processes left behind: {[p for p in pids if _alive(p)]}"
+    assert not any(is_alive(pid) for pid in pids), f"processes left behind: {[p for p in pids if is_alive(p)]}"
     assert not Path(state["scratch"]).exists() and not state_file.exists()
 
 
