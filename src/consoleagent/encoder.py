@@ -18,8 +18,8 @@ Why this shape:
   encoded once per process (an LRU cache): an agent's page repeats most of its labels from one
   step to the next.
 - **A lexical fallback** (token and character-trigram overlap) when torch, transformers or the
-  package are missing, so every caller works on a minimal install; ``backend_name()`` says which one
-  ran, and callers record it next to any figure they report.
+  package are missing, so every caller works on a minimal install; ``in_use()`` says which one ran,
+  and the bench and ``verify`` record it beside their figures (``encoders`` in results and reports).
 """
 
 from __future__ import annotations
@@ -308,13 +308,16 @@ def neural_encoder() -> NeuralEncoder:
 
 
 def backend_name() -> str:
-    """``"all-MiniLM-L6-v2"`` or ``"lexical"``: which encoder ``similarity``/``best_match`` use."""
+    """``"all-MiniLM-L6-v2"`` or ``"lexical"``: which encoder ``similarity``/``best_match`` use (loading it)."""
     return get_encoder().name
 
 
-def fallback_reason() -> str | None:
-    """Why the lexical fallback runs (None when the neural encoder loaded or was never asked for)."""
-    return _SHARED.get("why_lexical")
+def in_use() -> str | None:
+    """The name of the encoder this process has used (``"all-MiniLM-L6-v2"`` or ``"lexical"``), None when
+    nothing asked for one: what a run records beside its figures, without loading a model to say it."""
+    with _SHARED_LOCK:
+        encoder = _SHARED.get("encoder")
+    return None if encoder is None else encoder.name
 
 
 def reset_shared() -> None:

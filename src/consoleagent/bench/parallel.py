@@ -119,6 +119,7 @@ class EpisodeRunner:
 
     def run(self, key: str) -> dict[str, Any]:
         from consoleagent.bench.trace import read_trace
+        from consoleagent.encoder import in_use
 
         started = time.monotonic()
         result, lost = run_retrying(self.world.rollout, self.specs[key], env_error_retries=self.config.env_error_retries,
@@ -128,7 +129,7 @@ class EpisodeRunner:
         record.update(worker=self.worker, attempts=len(lost) + 1, env_error_attempts=lost,
                       policy_error=is_policy_failure(result), failed_calls=self.judge.failed_calls,
                       trace=read_trace(trajectory), wall_s=round(time.monotonic() - started, 3),
-                      trajectory=str(trajectory) if trajectory else None)
+                      trajectory=str(trajectory) if trajectory else None, encoder=in_use())
         return record
 
     def close(self) -> None:

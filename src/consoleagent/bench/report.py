@@ -53,6 +53,10 @@ def markdown(results: dict[str, Any]) -> str:
               + ("" if results.get("provisioning", True) else " — provisioning OFF (requires: dropped)"),
               f"- episodes: {summary['episodes']} ({summary['scored']} scored, {summary['env_errors']['episodes']} lost to "
               f"environment errors after retries; {summary['env_errors']['retried_attempts']} attempts retried)"]
+    if results.get("encoders"):
+        lines.append(f"- sentence encoder: {', '.join(results['encoders'])}"
+                     + (" (the lexical fallback: labels are matched by shared words only)"
+                        if "lexical" in results["encoders"] else ""))
     if not results.get("complete", True):
         lines.append("- **incomplete**: some episodes have not run yet (rerun the command to resume)")
     lines += ["", "| group | tasks | episodes | pass@1 (mean ± std over runs) | "

@@ -57,7 +57,7 @@ def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTa
         "prompt_tokens": int(usage["prompt_tokens"]), "completion_tokens": int(usage["completion_tokens"]),
         "policy_seconds": usage["policy_s"], "policy_cpu_seconds": usage["policy_cpu_s"],
         "cost_usd": _cost(price, prices, usage),
-        "trajectory": record.get("trajectory"), "worker": record.get("worker"),
+        "trajectory": record.get("trajectory"), "worker": record.get("worker"), "encoder": record.get("encoder"),
     }
     entry["failure"] = classify({**entry, "verdict": record.get("verdict"), "failed_calls": record.get("failed_calls"),
                                  "trace": trace})
@@ -135,6 +135,12 @@ def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def encoders_of(episodes: Iterable[dict[str, Any]]) -> list[str]:
+    """The sentence encoders the episodes' processes used: the lexical fallback matches labels differently from
+    the neural encoder, so a figure says which it was measured with (none: no policy needed one)."""
+    return sorted({e["encoder"] for e in episodes if e.get("encoder")})
+
+
 def aggregate(records: Iterable[dict[str, Any]], tasks: list[TaskSpec], runs: int, *, meta: dict[str, Any],
               prices: PriceTable | None = None, model: str | None = None) -> dict[str, Any]:
     """The results document of the episodes of ``tasks`` × ``runs`` found in ``records`` (others are ignored)."""
@@ -165,6 +171,7 @@ def aggregate(records: Iterable[dict[str, Any]], tasks: list[TaskSpec], runs: in
         "format": FORMAT, "format_version": FORMAT_VERSION, **meta,
         "price": prices.to_dict(model),
         "complete": len(episodes) == len(tasks) * runs,
+        "encoders": encoders_of(episodes),
         "summary": summarize(episodes, runs),
         "by_product": {k: summarize(v, runs) for k, v in sorted(groups["product"].items())},
         "by_difficulty": {k: summarize(v, runs) for k, v in sorted(groups["difficulty"].items())},

@@ -195,6 +195,7 @@ class RunInfo(_Model):
     machine: str = ""
     revision: str | None = None
     duration_s: float = 0.0
+    encoders: list[str] = Field(default_factory=list)  # the sentence encoders the runs and the judging used
 
 
 class Summary(_Model):

@@ -216,8 +216,16 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
     run = RunInfo(id=request["run_id"], created_at=request["created_at"], command=config.command,
                   console=_console_name(config), release=release, policy=config.policy,
                   policy_options=redact(config.policy_options), runs=config.runs, workers=config.workers,
-                  machine=machine(), revision=git_revision(), duration_s=round(duration_s, 1))
+                  machine=machine(), revision=git_revision(), duration_s=round(duration_s, 1),
+                  encoders=_encoders([*records.values(), *(attempts or {}).values()]))
     return VerifyReport(run=run, summary=summarise(documents), documents=documents)
+
+
+def _encoders(records: list[dict[str, Any]]) -> list[str]:
+    """The sentence encoders the episodes' workers and this process's judging used (``encoder.in_use``)."""
+    from consoleagent.encoder import in_use
+
+    return sorted({r["encoder"] for r in records if r.get("encoder")} | ({in_use()} - {None}))
 
 
 def _console_name(config: VerifyConfig) -> str:

@@ -155,3 +155,30 @@ def test_a_document_style_reaches_the_policy_and_a_run_keeps_to_one_style(tmp_pa
     assert len(document) == len(as_written) and not any("**" in step for step in document), document
     with pytest.raises(BenchConfigError, match="document_style"):  # the same directory, the documents as written
         check_run(tmp_path / "plain", BenchConfig(tmp_path / "plain", policy="oracle", runs=1, plots=False))
+
+
+def test_a_run_records_the_sentence_encoder_its_figures_were_measured_with(tmp_path: Path, playwright_instance: Any,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The follower matches labels with the sentence encoder; on a light install it falls back to word overlap, and
+    a figure measured so must say it (here forced with $CONSOLEAGENT_ENCODER, as a missing torch would). The run is in
+    process, so its episode records the encoder this process has used."""
+    from consoleagent import encoder
+    from consoleagent.bench.report import markdown
+    from consoleagent.cli.tasks import load_selected
+    from consoleagent.suite import TASKS_ROOT
+
+    monkeypatch.setenv(encoder.BACKEND_ENV, "lexical")
+    encoder.reset_shared()
+    try:
+        assert encoder.in_use() is None  # nothing has asked for one yet: nothing is loaded to say so
+        # a label the page words differently, as the follower matches it (this task's labels all match exactly)
+        assert encoder.similarity("Create VPC", "Create a VPC") > 0 and encoder.in_use() == "lexical"
+        [task] = load_selected("vpc-create-vpc-01", TASKS_ROOT)
+        results = run_bench(BenchConfig(tmp_path / "df", policy="docfollower", runs=1, plots=False), [task],
+                            playwright=playwright_instance)
+    finally:
+        encoder.reset_shared()
+    assert results["summary"]["scored"] == 1, results["episodes"]
+    assert results["encoders"] == ["lexical"] and results["episodes"][0]["encoder"] == "lexical"
+    assert "sentence encoder: lexical (the lexical fallback" in markdown(results)
+    assert json.loads((tmp_path / "df" / "ledger.jsonl").read_text().splitlines()[0])["encoder"] == "lexical"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from consoleagent import encoder
 from consoleagent.suite import DOCUMENTS_ROOT, TASKS_ROOT
 from consoleagent.verify.evaluate import evaluate
 from consoleagent.verify.review import load_report
@@ -50,14 +51,24 @@ def test_correct_procedure_passes_on_the_base_release(console: Any, playwright_i
     assert procedure.runs[0].viewer and (tmp_path / procedure.runs[0].viewer).exists()
 
 
-def test_renamed_button_is_drift_at_its_step_with_a_fix(console: Any, playwright_instance: Any, tmp_path: Path) -> None:
-    report = verify(console, playwright_instance, tmp_path, [CREATE_VPC], release="2026.09")
+def test_renamed_button_is_drift_at_its_step_with_a_fix(console: Any, playwright_instance: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(encoder.BACKEND_ENV, "lexical")
+    encoder.reset_shared()
+    try:
+        encoder.similarity("Create VPC", "Create a VPC")  # used, as the follower uses it for a label worded otherwise
+        report = verify(console, playwright_instance, tmp_path, [CREATE_VPC], release="2026.09")
+    finally:
+        encoder.reset_shared()
     [procedure] = report.procedures()
     assert procedure.verdict == "DRIFT", [(r.status, r.reward, r.cause) for r in procedure.runs]
     renamed = [d for d in procedure.discrepancies if d.kind == "label_changed"]
     assert [d.step for d in renamed] == [4], procedure.discrepancies
     assert renamed[0].fix is not None and "Create a VPC" in renamed[0].fix.proposed
     assert "Create VPC" in renamed[0].fix.original
+    # what matched labels is in the report: here the lexical fallback of a light install (forced), which finds this
+    # rename too (the labels share words)
+    assert report.run.encoders == ["lexical"] and "encoder lexical" in (tmp_path / "report.html").read_text()
     assert renamed[0].evidence.screenshot and (tmp_path / renamed[0].evidence.screenshot).exists()
     junit = (tmp_path / "junit.xml").read_text(encoding="utf-8")
     assert "<failure" in junit and "label_changed" in junit
