@@ -70,14 +70,6 @@ class ApiAction:
     handler: Callable[["CallContext", Any], dict[str, Any]]
     summary: str
 
-    @property
-    def idempotent_create(self) -> bool:
-        return issubclass(self.request, CreateRequest)
-
-    @property
-    def paginated(self) -> bool:
-        return issubclass(self.request, ListRequest)
-
 
 ACTIONS: dict[tuple[str, str], ApiAction] = {}
 
