@@ -1094,7 +1094,12 @@ def test_the_goals_command_after_the_document_is_clicked_in_its_row_once_enabled
 
 
 def test_a_goal_clause_with_objects_of_its_own_or_one_the_document_clicks_adds_nothing() -> None:
-    from consoleagent.policies.docfollow.goal_tail import tail_command
+    from consoleagent.policies.docfollow.goal_tail import tail_instruction
+
+    def tail_command(goal: str, document: list[str]) -> str | None:
+        tail = tail_instruction(goal, document)
+        return tail.target if tail is not None else None
+
     assert tail_command("Start cache-node-2 and, once it is running, restart it.", ["Click **Start**."]) == "Restart"
     assert tail_command("Change the type of ml-trainer and start it again afterwards.", ["Click **Start**."]) is None
     assert tail_command("Create the disk scratch and attach it to build-01 once it is available.", []) is None

@@ -29,15 +29,9 @@ _NOT_COMMANDS = {"leave", "keep", "wait", "let", "make", "have", "use", "name", 
 COMMAND_ROLES = {"button", "menuitem", "link"}
 
 
-def tail_command(goal: str, document: list[str]) -> str | None:
-    """The console command the goal adds after the document's procedure ("Start"), or None: no such clause,
-    or a command the document's own steps already click."""
-    tail = tail_instruction(goal, document)
-    return tail.target if tail is not None else None
-
-
 def tail_instruction(goal: str, document: list[str]) -> Instruction | None:
-    """The goal's tail as the follower's instruction (kind ``tail``), or None when the goal has none."""
+    """The console command the goal adds after the document's procedure ("Start") as the follower's instruction
+    (kind ``tail``), or None: no such clause, or a command the document's own steps already click."""
     found = _TAIL.search(goal.strip())
     if found is None or found.group("verb").casefold() in _NOT_COMMANDS:
         return None
