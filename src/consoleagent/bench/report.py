@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.bench.pricing import format_usd
 from consoleagent.bench.taxonomy import CLASSES
 
@@ -55,8 +56,7 @@ def markdown(results: dict[str, Any]) -> str:
               f"environment errors after retries; {summary['env_errors']['retried_attempts']} attempts retried)"]
     if results.get("encoders"):
         lines.append(f"- sentence encoder: {', '.join(results['encoders'])}"
-                     + (" (the lexical fallback: labels are matched by shared words only)"
-                        if "lexical" in results["encoders"] else ""))
+                     + (f" — {LEXICAL_WARNING}" if LEXICAL in results["encoders"] else ""))
     if not results.get("complete", True):
         lines.append("- **incomplete**: some episodes have not run yet (rerun the command to resume)")
     lines += ["", "| group | tasks | episodes | pass@1 (mean ± std over runs) | "

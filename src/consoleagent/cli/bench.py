@@ -10,9 +10,10 @@ import typer
 
 from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
 from consoleagent.documents.restyle import AS_WRITTEN
+from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.policies.registry import policy_help
-from consoleagent.terminal import err, error, out
+from consoleagent.terminal import err, error, out, warn
 
 
 def policy_options_of(policy: str, pairs: list[str]) -> dict:
@@ -72,7 +73,7 @@ def bench(
     from consoleagent.bench.parallel import BenchError
     from consoleagent.bench.harness import BenchConfig, BenchConfigError, check_run, command_line, run_bench
     from consoleagent.bench.pricing import PriceTable, PriceTableError
-    from consoleagent.bench.report import PlottingUnavailable, cost_label
+    from consoleagent.bench.report import PlottingUnavailable
     from consoleagent.bench.results import is_env_error
     from consoleagent.cli.tasks import load_selected
     from consoleagent.documents.restyle import check_style
@@ -146,6 +147,13 @@ def bench(
             err.print(f"[yellow]interrupted: {sum(counts.values())} episode(s) recorded in this session; rerun the same "
                       "command to resume[/yellow]")
             raise typer.Exit(130) from None
+    print_results(results, directory)
+
+
+def print_results(results: dict, directory: Path) -> None:
+    """The run's figures in one line, its failures, where its files are, and what makes them not comparable."""
+    from consoleagent.bench.report import cost_label
+
     summary = results["summary"]
     p1 = summary["pass1"]
     at_k = [f"pass@{k} {100 * v:.1f}%" for k, v in summary["pass_at_k"].items() if v is not None and k != "1"]
@@ -155,6 +163,8 @@ def bench(
               f"cost/task {cost_label(summary)}")
     out.print("failures: " + ", ".join(f"{k} {v}" for k, v in summary["failures"].items()))
     out.print(f"Results: {directory / 'results.json'}, {directory / 'results.md'}")
+    if LEXICAL in results.get("encoders", []):
+        warn(LEXICAL_WARNING)
     if not results["complete"]:
         out.print("[yellow]incomplete: rerun the same command to run the remaining episodes[/yellow]")
 

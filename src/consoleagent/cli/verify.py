@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options
+from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
@@ -169,6 +170,8 @@ def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa
             reason = document.reason or ""
             where = "" if reason.startswith(document.path) else f"{document.path}: "  # a parse error names its file
             out.print(f"  [dim]{document.status}: {escape(where + reason)}[/dim]")
+    if LEXICAL in report.run.encoders:
+        warn(LEXICAL_WARNING)
     if not s.procedures:
         warn("nothing was verified: no procedure was found in the documents given")
     elif s.verdicts.get("INCONCLUSIVE"):

@@ -158,7 +158,8 @@ def test_a_document_style_reaches_the_policy_and_a_run_keeps_to_one_style(tmp_pa
 
 
 def test_a_run_records_the_sentence_encoder_its_figures_were_measured_with(tmp_path: Path, playwright_instance: Any,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                           monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """The follower matches labels with the sentence encoder; on a light install it falls back to word overlap, and
     a figure measured so must say it (here forced with $CONSOLEAGENT_ENCODER, as a missing torch would). The run is in
     process, so its episode records the encoder this process has used."""
@@ -180,5 +181,10 @@ def test_a_run_records_the_sentence_encoder_its_figures_were_measured_with(tmp_p
         encoder.reset_shared()
     assert results["summary"]["scored"] == 1, results["episodes"]
     assert results["encoders"] == ["lexical"] and results["episodes"][0]["encoder"] == "lexical"
-    assert "sentence encoder: lexical (the lexical fallback" in markdown(results)
+    assert f"sentence encoder: lexical — {encoder.LEXICAL_WARNING}" in markdown(results)
     assert json.loads((tmp_path / "df" / "ledger.jsonl").read_text().splitlines()[0])["encoder"] == "lexical"
+    from consoleagent.cli.bench import print_results
+
+    capsys.readouterr()
+    print_results(results, tmp_path / "df")
+    assert "lexical fallback" in " ".join(capsys.readouterr().err.split())  # the command says so too

@@ -52,7 +52,8 @@ def test_correct_procedure_passes_on_the_base_release(console: Any, playwright_i
 
 
 def test_renamed_button_is_drift_at_its_step_with_a_fix(console: Any, playwright_instance: Any, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv(encoder.BACKEND_ENV, "lexical")
     encoder.reset_shared()
     try:
@@ -69,6 +70,11 @@ def test_renamed_button_is_drift_at_its_step_with_a_fix(console: Any, playwright
     # what matched labels is in the report: here the lexical fallback of a light install (forced), which finds this
     # rename too (the labels share words)
     assert report.run.encoders == ["lexical"] and "encoder lexical" in (tmp_path / "report.html").read_text()
+    from consoleagent.cli.verify import print_summary
+
+    capsys.readouterr()
+    print_summary(report, tmp_path, None)
+    assert "lexical fallback" in " ".join(capsys.readouterr().err.split())  # and the command says so
     assert renamed[0].evidence.screenshot and (tmp_path / renamed[0].evidence.screenshot).exists()
     junit = (tmp_path / "junit.xml").read_text(encoding="utf-8")
     assert "<failure" in junit and "label_changed" in junit
