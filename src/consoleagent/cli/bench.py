@@ -163,7 +163,7 @@ def print_results(results: dict, directory: Path) -> None:
               f"cost/task {cost_label(summary)}")
     out.print("failures: " + ", ".join(f"{k} {v}" for k, v in summary["failures"].items()))
     out.print(f"Results: {directory / 'results.json'}, {directory / 'results.md'}")
-    if LEXICAL in results.get("encoders", []):
+    if LEXICAL in results["encoders"]:
         warn(LEXICAL_WARNING)
     if not results["complete"]:
         out.print("[yellow]incomplete: rerun the same command to run the remaining episodes[/yellow]")
