@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.bench.pricing import format_usd
 from consoleagent.bench.taxonomy import CLASSES
+from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 
 MARKDOWN_FILE = "results.md"
 PLOT_BY_PRODUCT = "success_by_product.png"

@@ -136,8 +136,9 @@ def _round(value: float | None, digits: int = 3) -> float | None:
 
 
 def encoders_of(episodes: Iterable[dict[str, Any]]) -> list[str]:
-    """The sentence encoders the episodes' processes used: the lexical fallback matches labels differently from
-    the neural encoder, so a figure says which it was measured with (none: no policy needed one)."""
+    """The sentence encoders the episodes' processes used (results entries or ledger records): the lexical
+    fallback matches labels differently from the neural encoder, so a figure says which it was measured with
+    (none: no policy needed one)."""
     return sorted({e["encoder"] for e in episodes if e.get("encoder")})
 
 

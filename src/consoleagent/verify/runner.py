@@ -223,9 +223,10 @@ def build_report(config: VerifyConfig, work: Plan, records: dict[str, dict[str, 
 
 def _encoders(records: list[dict[str, Any]]) -> list[str]:
     """The sentence encoders the episodes' workers and this process's judging used (``encoder.in_use``)."""
+    from consoleagent.bench.results import encoders_of
     from consoleagent.encoder import in_use
 
-    return sorted({r["encoder"] for r in records if r.get("encoder")} | ({in_use()} - {None}))
+    return sorted(set(encoders_of(records)) | ({in_use()} - {None}))
 
 
 def _console_name(config: VerifyConfig) -> str:

@@ -158,7 +158,7 @@ class PostgresCluster:
                    "-t", str(int(timeout_s)), "stop"], "pg_ctl stop")
 
     def pid(self) -> int | None:
-        """The postmaster's PID from its PID file, or None when it is not running."""
+        """The postmaster's PID from its PID file, or None when there is none (a stopped server removes it)."""
         return read_pid(self.pid_file)
 
     def running(self) -> bool:
