@@ -10,7 +10,6 @@ import typer
 
 from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP, SELECTOR_HELP
 from consoleagent.documents.restyle import AS_WRITTEN
-from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options, tasks_root
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import err, error, out, warn
@@ -153,6 +152,7 @@ def bench(
 def print_results(results: dict, directory: Path) -> None:
     """The run's figures in one line, its failures, where its files are, and what makes them not comparable."""
     from consoleagent.bench.report import cost_label
+    from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 
     summary = results["summary"]
     p1 = summary["pass1"]

@@ -13,7 +13,6 @@ import typer
 from rich.markup import escape
 
 from consoleagent.cli.console_choice import CONSOLE_HELP, console_options
-from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
 from consoleagent.policies.registry import policy_help
 from consoleagent.terminal import error, is_terminal, out, print_table, warn
 
@@ -154,6 +153,8 @@ def _progress(policy: str) -> Iterator[Callable[[dict], None]]:
 
 def print_summary(report, out_dir: Path, junit: Optional[Path]) -> None:  # noqa: ANN001
     """The verdict table, the counts, where the outputs are; the HTML report's path is the last line."""
+    from consoleagent.encoder import LEXICAL, LEXICAL_WARNING
+
     rows = []
     for procedure in report.procedures():
         colour = VERDICT_COLOURS.get(procedure.verdict, "white")
