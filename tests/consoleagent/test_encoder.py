@@ -11,14 +11,6 @@ import pytest
 from consoleagent import encoder
 
 
-@pytest.fixture
-def lexical(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv(encoder.BACKEND_ENV, "lexical")
-    encoder.reset_shared()
-    yield
-    encoder.reset_shared()
-
-
 def _neural() -> encoder.NeuralEncoder:
     pytest.importorskip("transformers")
     if encoder.packaged_zip() is None:
@@ -65,6 +57,18 @@ def test_lexical_fallback_ranks_by_overlap(lexical: None) -> None:
     match = encoder.best_match("Apply for EIP", ["Routing", "Apply for an EIP", "Release"])
     assert match is not None and match.index == 1
     assert encoder.best_match("anything", []) is None
+
+
+def test_lexical_fallback_reads_a_consoles_verbs_of_one_meaning_as_one(lexical: None) -> None:
+    """Words the sentence encoder puts close and overlap cannot: a row's **Rename** (where an instance's
+    Description is) for a document's "Modify" scored 0, and a procedure was left INCONCLUSIVE on the package alone."""
+    assert encoder.similarity("Modify", "Rename") == pytest.approx(1.0)
+    assert encoder.similarity("Release EIP", "Delete EIP") == pytest.approx(1.0)
+    assert encoder.similarity("Unbind", "Disassociate") == pytest.approx(1.0)
+    assert encoder.similarity("Modify", "Delete") == 0.0  # other families stay apart
+    assert encoder.similarity("Disassociate", "Associate") < 0.5  # and so do a verb and its opposite
+    match = encoder.best_match("Modify", ["Start", "Rename", "Reset password"])
+    assert match is not None and match.text == "Rename"
 
 
 def test_hostile_archive_members_are_refused(tmp_path: Path) -> None:

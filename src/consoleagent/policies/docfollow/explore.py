@@ -309,9 +309,11 @@ class Explorer:
         here = page_key(url)
         tried = self.tried.setdefault(here, set())
         bar = menu_bar(marks)
+        # an expanded control (a side bar's open group, an open menu's button) only folds up again when clicked,
+        # hiding the links it shows (measured: the EIP group's button clicked, its EIP link gone, the search ended)
         candidates = [m for m in marks if m.role in WALK_ROLES and m.name.strip() and (m.role, m.name) not in tried
-                      and "disabled" not in m.states and not UNSAFE.search(m.name) and not m.frame
-                      and m not in bar]
+                      and "disabled" not in m.states and "expanded" not in m.states and not UNSAFE.search(m.name)
+                      and not m.frame and m not in bar]
         best = self._best(candidates)
         if best is None:
             return None
@@ -344,6 +346,10 @@ class Explorer:
         # is by role and name; measured as a walk through another route table's page). Scores within 0.01 are alike: one
         # name encoded in one batch scores differently in its last digits from row to row.
         in_goal_row = [sum(len(self.rows) - k for k, r in enumerate(self.rows) if names(m.context, r)) for m in marks]
+        # a link in the goal resource's row opens that resource's page, where what acts on it is, whatever the link
+        # is called ("Manage", "Details"): worth opening when nothing closer is left (the lexical fallback scores
+        # "Manage" 0 against "Unassociate"; measured as a search that gave up on the route table's own page)
+        graded = [max(g, MIN_SCORE) if m.role == "link" and row else g for g, m, row in zip(graded, marks, in_goal_row)]
         # a person reads the page they are on before leaving it: a tab close to what is sought (the resource's own
         # **Associated vSwitches** when its vSwitches are to be unassociated) comes before a navigation link named
         # closer (**vSwitches**, every vSwitch in the region)
