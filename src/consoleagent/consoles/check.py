@@ -1,4 +1,4 @@
-"""Play a console backend's task with its oracle and judge it from the backend's audit records.
+"""Play a console backend's task with its oracle (or another policy) and judge it from the backend's audit records.
 
 This is the whole episode through the seam only (begin_episode → browser episode → audit_records
 → the task's reward rule → end_episode), so it proves a task solvable on a console without the
@@ -47,9 +47,11 @@ def judge(backend: ConsoleBackend, rule: RewardRule, *, status: str, since: str,
         time.sleep(poll_s)
 
 
-def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path | None = None) -> CheckResult:
-    """One oracle episode of ``spec`` on ``backend`` in ``env`` (a ConsoleEnv over the backend)."""
-    from consoleagent.policies.oracle import OraclePolicy
+def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path | None = None,
+         policy: str = "oracle") -> CheckResult:
+    """One episode of ``spec`` on ``backend`` in ``env`` (a ConsoleEnv over the backend), by its oracle or by
+    another policy of the registry built with its defaults (the doc follower: whether a page is followable)."""
+    from consoleagent.policies.registry import make_policy
     from consoleagent.placeholders import substitute
     from consoleagent.runner import run_episode
 
@@ -60,8 +62,8 @@ def play(backend: ConsoleBackend, env: Any, spec: TaskSpec, *, trajectory: Path 
     try:
         task = spec.to_task(backend.documents_root)
         task = replace(task, goal=substitute(task.goal, episode.outputs))
-        policy = OraclePolicy(spec.oracle, episode.outputs)
-        result = run_episode(env, policy, task, trajectory=trajectory, credentials=episode.credentials,
+        agent = make_policy(policy, task=spec, outputs=episode.outputs)
+        result = run_episode(env, agent, task, trajectory=trajectory, credentials=episode.credentials,
                              resource_report=episode.report.text() if episode.report.resources else None)
         rule = spec.reward
         verdict = None

@@ -256,6 +256,31 @@ def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console
         env.close()
 
 
+def test_the_doc_follower_without_the_encoder_finds_a_dialog_its_page_never_says_how_to_open(
+        console: dict, tmp_path: Path, playwright_instance: Any, lexical: None) -> None:
+    """The Maintenance page describes its dialog and never says how to open it: the search has to unfold the tree
+    down to the table the goal names ("the table public.items") and find the dialog in its menus. Measured on the
+    package alone (the lexical fallback, no encoder) as a search that wandered into Publications and Catalogs and
+    gave up: all five Maintenance validation tasks lost. Run here with the fallback, on the real pgAdmin."""
+    from consoleagent.consoles.check import play
+    from consoleagent.env import ConsoleEnv, EnvConfig
+    from consoleagent.env.browser import BrowserHost
+    from consoleagent.suite.backend_tasks import load_backend_tasks
+
+    backend = console["backend"]
+    spec = next(t.spec for t in load_backend_tasks(backend) if t.spec.id == "pgadmin-maintenance-vacuum-01")
+    env = ConsoleEnv(backend, EnvConfig(), browser=BrowserHost(playwright=playwright_instance))
+    try:
+        result = play(backend, env, spec, trajectory=tmp_path / "follower.jsonl", policy="docfollower")
+    finally:
+        env.close()
+    explained = result.verdict.explain() if result.verdict else result.cause
+    assert result.status == "completed" and result.passed, explained
+    thoughts = [json.loads(line).get("thought") or "" for line in (tmp_path / "follower.jsonl").read_text().splitlines()]
+    assert any("unfolding 'Schemas'" in t for t in thoughts)
+    assert not any("Publications" in t or "Catalogs" in t for t in thoughts), thoughts
+
+
 def test_the_desktop_key_keeps_other_clients_out(console: dict) -> None:
     import urllib.error
     import urllib.request
