@@ -101,14 +101,26 @@ def console_check(
     name: str = typer.Argument(..., help="The console: pgadmin."),
     selector: Optional[str] = typer.Argument(None, help="Task ids (globs) or field=value filters; default: all."),
     state: Optional[Path] = typer.Option(None, help="Attach to the console `console up` started (default: start one)."),
-    out_dir: Path = typer.Option(Path("runs/console-check"), "--out", help="Where the oracle trajectories go."),
+    out_dir: Path = typer.Option(Path("runs/console-check"), "--out", help="Where the trajectories go."),
+    policy: str = typer.Option("oracle", "--policy", "-p",
+                               help="Who plays each task: its oracle (is the task solvable?) or another policy with "
+                                    "its defaults (docfollower: can the task's page be followed?)."),
 ) -> None:
-    """Prove the console's tasks solvable: play each one's oracle in the browser and judge it from the audit log."""
+    """Prove the console's tasks solvable: play each one's oracle (or --policy) in the browser and judge it from the
+    audit log. Exits 1 when a task is not solved."""
     from consoleagent.consoles.check import play
     from consoleagent.suite.backend_tasks import load_backend_tasks
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.suite.catalog import select
 
+    from consoleagent.policies.registry import entry_of, make_policy
+
+    try:
+        if not entry_of(policy).from_task:
+            make_policy(policy)  # a policy that needs options says so now, not in the first episode
+    except ValueError as exc:
+        err.print(f"[red]--policy: {exc}[/red]")
+        raise typer.Exit(2) from exc
     cls = _backend_class(name)
     state_path = state or (state_file(name) if state_file(name).exists() else None)
     backend = cls(state=state_path) if state_path else cls()
@@ -121,7 +133,7 @@ def console_check(
     passed = 0
     try:
         for spec in specs:
-            result = play(backend, env, spec, trajectory=out_dir / f"{spec.id}.jsonl")
+            result = play(backend, env, spec, trajectory=out_dir / f"{spec.id}.jsonl", policy=policy)
             passed += result.passed
             verdict = result.verdict.explain() if result.verdict else result.cause
             out.print(f"{'[green]PASS[/green]' if result.passed else '[red]FAIL[/red]'} {spec.id} ({result.status}, "
@@ -130,6 +142,6 @@ def console_check(
                 out.print(f"  {verdict}", markup=False)
     finally:
         env.close()
-    out.print(f"{passed}/{len(specs)} tasks solved by their oracle")
+    out.print(f"{passed}/{len(specs)} tasks solved by {'their oracle' if policy == 'oracle' else policy}")
     if passed < len(specs):
         raise typer.Exit(1)

@@ -328,6 +328,13 @@ def test_run_names_the_pgadmin_tasks_when_the_task_is_unknown() -> None:
     assert "no such task of console pgadmin" in " ".join(result.output.split())
 
 
+@pytest.mark.parametrize(("policy", "said"), [("nosuch", "unknown policy 'nosuch'"), ("llm", "needs option(s): model")])
+def test_console_check_refuses_a_policy_it_cannot_build_before_starting_the_console(policy: str, said: str) -> None:
+    result = runner.invoke(app, ["console", "check", "pgadmin", "--policy", policy])
+    assert result.exit_code == 2, result.output
+    assert said in " ".join(result.output.split())
+
+
 def test_an_unknown_console_is_a_clear_error() -> None:
     result = runner.invoke(app, ["bench", "--console", "nosuch", "--policy", "oracle", "--no-plots"])
     assert result.exit_code == 2, result.output
