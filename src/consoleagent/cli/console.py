@@ -112,7 +112,6 @@ def console_check(
     from consoleagent.suite.backend_tasks import load_backend_tasks
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.suite.catalog import select
-
     from consoleagent.policies.registry import entry_of, make_policy
 
     try:
