@@ -125,7 +125,9 @@ class Explorer:
         self.goal_terms = terms(self.goal) - application_words(self.title)
         if self.goal_terms & CREATING:  # "add an exclusion constraint": the menu's "Create" is the goal's verb
             self.goal_terms.add("create")
-        if _OBJECT_NAMED.search(self.goal):  # "the table public.items": an object inside the schema "public"
+        # objects the goal names by kind and qualified name, by their own last part ("items" of public.items)
+        self.inner_objects = [m.group("name").rsplit(".", 1)[1].casefold() for m in _OBJECT_NAMED.finditer(self.goal)]
+        if self.inner_objects:  # "the table public.items": an object inside the schema "public"
             self.goal_terms.add(QUALIFIER)
 
     def relevance(self, name: str) -> tuple[float, float]:
@@ -289,8 +291,7 @@ class Explorer:
         maintenance dialog run on the whole database). Once nothing is left to unfold, the menus come anyway."""
         if self.collections or not self.selections or self.deferred >= MAX_DEFERRED:
             return self._menu_bar(url, marks)
-        inner = [m.group("name").rsplit(".", 1)[1].casefold() for m in _OBJECT_NAMED.finditer(self.goal)]
-        if any(name not in {s.casefold() for s in self.selections} for name in inner):
+        if any(name not in {s.casefold() for s in self.selections} for name in self.inner_objects):
             self.deferred += 1
             return None
         return self._menu_bar(url, marks)
