@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -235,8 +236,9 @@ def test_read_state_reads_pgadmin_registrations(backend) -> None:  # noqa: ANN00
 ORACLE_TASKS = ["pgadmin-rule-create-01", "pgadmin-exclusion-constraint-create-01", "pgadmin-subscription-create-01"]
 
 
-def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console: dict, tmp_path: Path,
-                                                                        playwright_instance: Any) -> None:
+def _play_in_chromium(console: dict, playwright_instance: Any, task_ids: list[str], trajectories: Path,
+                      policy: str = "oracle") -> Iterator[Any]:
+    """Each task played by ``policy`` in one browser (``consoles.check.play``), its result yielded as it ends."""
     from consoleagent.consoles.check import play
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.env.browser import BrowserHost
@@ -247,13 +249,19 @@ def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console
     # the process's one Playwright (the sync API allows one per thread; other tests of this worker hold it)
     env = ConsoleEnv(backend, EnvConfig(), browser=BrowserHost(playwright=playwright_instance))
     try:
-        for task_id in ORACLE_TASKS:
-            result = play(backend, env, specs[task_id], trajectory=tmp_path / f"{task_id}.jsonl")
-            explained = result.verdict.explain() if result.verdict else result.cause
-            assert result.status == "completed" and result.passed, f"{task_id}: {explained}"
-            assert "oracle failed" not in (result.cause or ""), result.cause
+        for task_id in task_ids:
+            yield play(backend, env, specs[task_id], trajectory=trajectories / f"{task_id}.jsonl", policy=policy)
     finally:
         env.close()
+
+
+def test_oracles_earn_the_reward_through_the_object_explorer_in_chromium(console: dict, tmp_path: Path,
+                                                                        playwright_instance: Any) -> None:
+    with closing(_play_in_chromium(console, playwright_instance, ORACLE_TASKS, tmp_path)) as results:  # a failed
+        for result in results:  # assertion still closes the browser
+            explained = result.verdict.explain() if result.verdict else result.cause
+            assert result.status == "completed" and result.passed, f"{result.task_id}: {explained}"
+            assert "oracle failed" not in (result.cause or ""), result.cause
 
 
 def test_the_doc_follower_without_the_encoder_finds_a_dialog_its_page_never_says_how_to_open(
@@ -262,21 +270,11 @@ def test_the_doc_follower_without_the_encoder_finds_a_dialog_its_page_never_says
     down to the table the goal names ("the table public.items") and find the dialog in its menus. Measured on the
     package alone (the lexical fallback, no encoder) as a search that wandered into Publications and Catalogs and
     gave up: all five Maintenance validation tasks lost. Run here with the fallback, on the real pgAdmin."""
-    from consoleagent.consoles.check import play
-    from consoleagent.env import ConsoleEnv, EnvConfig
-    from consoleagent.env.browser import BrowserHost
-    from consoleagent.suite.backend_tasks import load_backend_tasks
-
-    backend = console["backend"]
-    spec = next(t.spec for t in load_backend_tasks(backend) if t.spec.id == "pgadmin-maintenance-vacuum-01")
-    env = ConsoleEnv(backend, EnvConfig(), browser=BrowserHost(playwright=playwright_instance))
-    try:
-        result = play(backend, env, spec, trajectory=tmp_path / "follower.jsonl", policy="docfollower")
-    finally:
-        env.close()
+    task_id = "pgadmin-maintenance-vacuum-01"
+    [result] = _play_in_chromium(console, playwright_instance, [task_id], tmp_path, policy="docfollower")
     explained = result.verdict.explain() if result.verdict else result.cause
     assert result.status == "completed" and result.passed, explained
-    thoughts = [json.loads(line).get("thought") or "" for line in (tmp_path / "follower.jsonl").read_text().splitlines()]
+    thoughts = [json.loads(line).get("thought") or "" for line in (tmp_path / f"{task_id}.jsonl").read_text().splitlines()]
     assert any("unfolding 'Schemas'" in t for t in thoughts)
     assert not any("Publications" in t or "Catalogs" in t for t in thoughts), thoughts
 
