@@ -215,6 +215,9 @@ class GRPORunConfig:
             step 25 of an oscillating run.
         save_every (int, default 1): steps between checkpoints (a step takes minutes: lose at most one).
         keep_checkpoints (int, default 2): the newest checkpoints kept (at least 1: the one to resume from).
+        keep_validated (bool, default False): also keep the model of every validation under
+            ``validated/step-N/``, so that another selection rule (or a larger validation split) can be
+            applied later without training again. A ranker head is about 15 KB; an hf model is its full size.
         resume_from (str | None, default None): a checkpoint directory, or "last" for the newest
             complete one under ``output_dir`` (``training.checkpoints``).
     """
@@ -255,6 +258,7 @@ class GRPORunConfig:
     val_every: int = 5
     save_every: int = 1
     keep_checkpoints: int = 2
+    keep_validated: bool = False
     seed: int = 0
     time_scale: float = 50.0
     console: str = "stratus"

@@ -49,6 +49,7 @@ from consoleagent.training.curriculum import TaskCurriculum
 from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
 
 LOG_FILE = "log.jsonl"
+VALIDATED_DIR = "validated"  # every validated model, with ``keep_validated``
 VALIDATION_STEP = -1  # the step in a validation rollout's seed (``_rollout_seed``)
 CURVE_METRICS = ("reward_mean", "success", "val_success", "val_sampled_success", "val_pooled_success", "loss", "kl", "clip_fraction", "entropy", "episode_len",
                  "zero_variance_groups", "time_rollout_s", "time_logprobs_s", "time_update_s")
@@ -538,6 +539,9 @@ class StepGRPOTrainer:
             row.update(val_sampled_success=sampled_success, val_sampled_episodes=len(sampled),
                        val_sampled_kept=len(sampled_kept), val_pooled_success=pooled_success)
         row["time_val_s"] = round(time.monotonic() - started, 3)
+        if self.config.keep_validated:
+            (self.out / VALIDATED_DIR).mkdir(parents=True, exist_ok=True)
+            self.save_model(self.out / VALIDATED_DIR / f"step-{self.step:04d}")
         scores = (success, sampled_success, pooled_success)
         best = (self.best_val, self.best_val_sampled, self.best_val_pooled)
         if success is not None and (self.best_val is None or _selection_key(self.config.val_select, *scores)

@@ -25,6 +25,7 @@ class ScriptedRollouts:
         self.trainer, self.script = trainer, script  # step -> (greedy tasks solved, sampled rollouts solved)
         self.calls: list[tuple[int, str, int, float, int | None]] = []
         self.saved: list[int] = []
+        self.paths: list[Path] = []
 
     def rollout(self, spec: Any, run_index: int, *, temperature: float, seed: int | None, trajectories: Path) -> EpisodeOutcome:
         step = self.trainer.step
@@ -38,6 +39,7 @@ class ScriptedRollouts:
 
     def save_model(self, path: Path) -> Path:
         self.saved.append(self.trainer.step)
+        self.paths.append(path)
         return path
 
 
@@ -105,6 +107,21 @@ def test_pooled_selection_chooses_on_every_validation_episode(tmp_path: Path, mo
     greedy_trainer, greedy_scripted = _trainer(tmp_path, monkeypatch, script, val_samples=2)
     _validate_at(greedy_trainer, [4, 8, 12])
     assert greedy_scripted.saved == [4, 12], "the default rule chooses on the greedy success first"
+
+
+def test_every_validated_model_is_kept_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 48: a larger validation split could not be applied to earlier runs, whose other checkpoints were gone."""
+    script = {4: (2, 0), 8: (1, 0), 12: (3, 0)}
+    trainer, scripted = _trainer(tmp_path, monkeypatch, script, keep_validated=True)
+    _validate_at(trainer, [4, 8, 12])
+    out = tmp_path / "grpo"
+    validated = [out / "validated" / f"step-{step:04d}" for step in (4, 8, 12)]
+    assert [p for p in scripted.paths if p.parent.name == "validated"] == validated
+    assert [p for p in scripted.paths if p.name == "best"] == [out / "best"] * 2 and trainer.best_step == 12
+
+    plain, plain_scripted = _trainer(tmp_path, monkeypatch, script)
+    _validate_at(plain, [4, 8, 12])
+    assert plain_scripted.paths == [out / "best"] * 2, "by default only the best model is kept"
 
 
 def test_negative_samples_and_unknown_rules_are_refused() -> None:
