@@ -26,10 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from consoleagent.bench.results import load_results, task_pass1  # noqa: E402
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
+from consoleagent.bench.stats import mean  # noqa: E402
 
 
 def _pair(text: str) -> tuple[str, Path, Path]:
@@ -45,10 +42,10 @@ def agreement(pairs: list[tuple[str, Path, Path]], subset: set[str] | None) -> t
     rows = []
     for name, val_path, held_path in pairs:
         val, held = task_pass1(load_results(val_path)), task_pass1(load_results(held_path))
-        row = {"head": name, "val": _mean(list(val.values())), "val_tasks": len(val),
-               "held_out": _mean(list(held.values())), "held_out_tasks": len(held)}
+        row = {"head": name, "val": mean(list(val.values())), "val_tasks": len(val),
+               "held_out": mean(list(held.values())), "held_out_tasks": len(held)}
         if subset is not None:
-            row["subset"] = _mean([v for task, v in val.items() if task in subset])
+            row["subset"] = mean([v for task, v in val.items() if task in subset])
         rows.append(row)
     held_out = [r["held_out"] for r in rows]
     columns = ["val"] + (["subset"] if subset is not None else [])
