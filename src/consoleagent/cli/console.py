@@ -112,11 +112,11 @@ def console_check(
     from consoleagent.suite.backend_tasks import load_backend_tasks
     from consoleagent.env import ConsoleEnv, EnvConfig
     from consoleagent.suite.catalog import select
-    from consoleagent.policies.registry import entry_of, make_policy
+    from consoleagent.policies.registry import checked_options, entry_of
 
     try:
         if not entry_of(policy).from_task:
-            make_policy(policy)  # a policy that needs options says so now, not in the first episode
+            checked_options(policy, {})  # a policy that needs options says so now, not in the first episode
     except ValueError as exc:
         err.print(f"[red]--policy: {exc}[/red]")
         raise typer.Exit(2) from exc

@@ -93,8 +93,15 @@ def make_policy(name: str, *, task: Any = None, outputs: dict[str, dict[str, Any
         if task is None:
             raise ValueError(f"the {name} policy plays a suite task's known solution: it needs a task")
         return entry.load().for_episode(task, outputs or {})
+    return entry.load()(**checked_options(name, options))
+
+
+def checked_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` for the constructor of policy ``name`` (not one built from its task), string values converted;
+    ValueError for an option it does not take or a required one missing. Lets a command refuse a policy it
+    cannot build before it starts a console, without building it."""
     accepted = policy_options(name)
-    hints = typing.get_type_hints(entry.load().__init__)
+    hints = typing.get_type_hints(entry_of(name).load().__init__)
     converted: dict[str, Any] = {}
     for key, value in options.items():
         key = ALIASES.get(key, key) if name == "replay" else key
@@ -105,7 +112,7 @@ def make_policy(name: str, *, task: Any = None, outputs: dict[str, dict[str, Any
     missing = [p for p, param in accepted.items() if param.default is param.empty and p not in converted]
     if missing:
         raise ValueError(f"policy {name!r} needs option(s): {', '.join(missing)}")
-    return entry.load()(**converted)
+    return converted
 
 
 def preflight(name: str, **options: Any) -> None:
