@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from consoleagent.actions.spec import Action
+from consoleagent.documents.labels import mark_unmarked_labels
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
@@ -118,9 +119,13 @@ def candidate_values(goal: str, document: list[str], report: str | None = None) 
     return list(dict.fromkeys(v for v in cleaned if v))[:MAX_VALUES]
 
 
-def bold_labels(document: list[str]) -> list[str]:
-    """The document's bold phrases: the labels of what it tells a reader to click or choose."""
-    return list(dict.fromkeys(" ".join(m.group(1).split()) for step in document for m in _BOLD.finditer(step)))
+def document_labels(document: list[str], read_unmarked: bool = True) -> list[str]:
+    """The labels of what the document tells a reader to click or choose: its bold phrases, or in a document that
+    marks none, the phrases its wording shows to be labels (``mark_unmarked_labels``, which the documentation
+    follower reads too: "select NAT gateway from the Instance type drop-down list"; not with ``read_unmarked``
+    False, as heads trained before session 49 were)."""
+    marked = mark_unmarked_labels(document) if read_unmarked else document
+    return list(dict.fromkeys(" ".join(m.group(1).split()) for step in marked for m in _BOLD.finditer(step)))
 
 
 def offered_options(error: str | None) -> tuple[int, list[str]] | None:
@@ -157,12 +162,14 @@ def _for_mark(mark: Mark, values: list[str], options: list[str], labels: list[st
 
 
 def build_candidates(observation: Observation, values: list[str] | None = None,
-                     options: dict[tuple[str, str, str], list[str]] | None = None) -> list[Candidate]:
+                     options: dict[tuple[str, str, str], list[str]] | None = None,
+                     read_unmarked: bool = True) -> list[Candidate]:
     """Every candidate action for this observation (element actions in mark order, then page ones).
 
     ``values`` default to ``candidate_values`` of the observation's goal, document and resources
     (drop-downs also get the document's short bold labels);
-    ``options`` are drop-down options learnt from earlier errors, keyed by ``element_key``."""
+    ``options`` are drop-down options learnt from earlier errors, keyed by ``element_key``; ``read_unmarked``:
+    see ``document_labels``."""
     if values is None:
         values = candidate_values(observation.goal, observation.document, observation.resource_report)
     learnt = dict(options or {})
@@ -171,7 +178,8 @@ def build_candidates(observation: Observation, values: list[str] | None = None,
         mark = observation.mark(offered[0])
         if mark is not None:
             learnt[element_key(mark)] = offered[1]
-    labels = [label for label in bold_labels(observation.document) if len(label.split()) <= MAX_LABEL_WORDS]
+    labels = [label for label in document_labels(observation.document, read_unmarked)
+              if len(label.split()) <= MAX_LABEL_WORDS]
     out: list[Candidate] = []
     for mark in observation.marks:
         out += _for_mark(mark, values, learnt.get(element_key(mark), []), labels)

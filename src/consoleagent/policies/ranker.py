@@ -33,6 +33,7 @@ from consoleagent.actions.parser import parse_action
 from consoleagent.observation.types import Observation
 from consoleagent.policies.base import Decision
 from consoleagent.policies.candidates import Candidate, build_candidates, element_key, offered_options, with_proposal
+from consoleagent.policies.futile import FutileActions
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
 from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, FOLLOWER_PICK, N_FEATURES, EpisodeContext, features
@@ -59,7 +60,7 @@ def _torch() -> Any:
     return torch
 
 
-def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.0) -> Any:
+def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.0, read_unmarked: bool = True) -> Any:
     """The scoring head: ``linear(x) + mlp(x)``, plus ``prior`` times the follower-pick feature. The linear
     part starts as cos_goal + cos_doc and the MLP's output layer at zero, so an untrained head already
     ranks by the encoder's similarities.
@@ -68,7 +69,11 @@ def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.
     follower's proposal, which the learned part must outweigh to act otherwise. Untrained, such a head
     acts as the follower does; training (SFT on where a teacher differs, GRPO on what earns reward) learns
     only where to leave it. The bonus is part of ``forward``, so the log-probabilities GRPO's ratio needs
-    include it, and it is saved in ``ranker.json``."""
+    include it, and it is saved in ``ranker.json``.
+
+    ``read_unmarked``: the head reads a document that marks no label with the labels its wording shows
+    (``candidates.document_labels``), in its features and candidates; saved in ``ranker.json``. A head saved
+    before session 49 has no such key and was trained without it, so it loads as False and acts as it did."""
     torch = _torch()
     nn = torch.nn
 
@@ -85,7 +90,8 @@ def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.
                 self.mlp[2].weight.zero_()
                 self.mlp[2].bias.zero_()
             self.prior = float(prior)
-            self.config = {"hidden": hidden, "n_features": n_features, "prior": self.prior}
+            self.config = {"hidden": hidden, "n_features": n_features, "prior": self.prior,
+                           "read_unmarked": bool(read_unmarked)}
 
         def forward(self, rows: Any) -> Any:
             scores = (self.linear(rows) + self.mlp(rows)).squeeze(-1)
@@ -108,6 +114,17 @@ def save_head(head: Any, path: str | Path, extra: dict[str, Any] | None = None) 
     return path
 
 
+def reads_unmarked(model: str | Path | None) -> bool:
+    """Whether the head ``model`` (None: a new one) reads a document that marks no label with the labels its
+    wording shows (``build_head``), without loading its weights."""
+    if not model:
+        return True
+    try:
+        return bool(json.loads((Path(model).expanduser() / CONFIG_FILE).read_text(encoding="utf-8")).get("read_unmarked"))
+    except (OSError, ValueError):
+        return False  # load_head says what is wrong with it
+
+
 def load_head(path: str | Path) -> Any:
     """A head saved by ``save_head``; a clear error names the folder and what is wrong with it."""
     from safetensors.torch import load_file
@@ -124,7 +141,8 @@ def load_head(path: str | Path) -> Any:
         raise ValueError(f"{config_path}: format {config.get('format')!r}, expected {FORMAT!r}")
     if config.get("n_features") != N_FEATURES:
         raise ValueError(f"{config_path}: a head for {config.get('n_features')} features; this version computes {N_FEATURES}")
-    head = build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0))
+    head = build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0),
+                      read_unmarked=bool(config.get("read_unmarked", False)))
     head.load_state_dict(load_file(str(path / HEAD_FILE)))
     head.eval()
     return head
@@ -145,7 +163,7 @@ class RankerPolicy:
 
     def __init__(self, model: str | None = None, temperature: float = 0.0, seed: int | None = None,
                  history_limit: int = 12, threads: int | None = None, max_steps: int | None = None,
-                 keep: int = DEFAULT_KEEP, prior: float | None = None) -> None:
+                 keep: int = DEFAULT_KEEP, prior: float | None = None, skip_futile: bool = True) -> None:
         source = head_source(model)
         if prior is not None and source:
             raise ValueError("ranker: prior= goes with model=base (a trained head keeps the prior it was trained with)")
@@ -153,21 +171,21 @@ class RankerPolicy:
         name = ("base" + (f"+prior{prior:g}" if prior else "") if source is None
                 else "packaged" if Path(source) == PACKAGED_HEAD else Path(source).name)
         self._setup(head, name=f"ranker:{name}", temperature=temperature, seed=seed,
-                    history_limit=history_limit, threads=threads, keep=keep)
+                    history_limit=history_limit, threads=threads, keep=keep, skip_futile=skip_futile)
         self.max_steps = max_steps
 
     @classmethod
     def from_head(cls, head: Any, *, temperature: float = 0.0, seed: int | None = None, name: str = "ranker:in-memory",
-                  history_limit: int = 12, keep: int = DEFAULT_KEEP) -> "RankerPolicy":
+                  history_limit: int = 12, keep: int = DEFAULT_KEEP, skip_futile: bool = True) -> "RankerPolicy":
         """A policy over a head already in memory (GRPO's current policy)."""
         policy = cls.__new__(cls)
         policy._setup(head, name=name, temperature=temperature, seed=seed, history_limit=history_limit, threads=None,
-                      keep=keep)
+                      keep=keep, skip_futile=skip_futile)
         policy.max_steps = None
         return policy
 
     def _setup(self, head: Any, *, name: str, temperature: float, seed: int | None, history_limit: int,
-               threads: int | None, keep: int = DEFAULT_KEEP) -> None:
+               threads: int | None, keep: int = DEFAULT_KEEP, skip_futile: bool = True) -> None:
         from consoleagent.encoder import neural_encoder
 
         if temperature < 0:
@@ -178,6 +196,8 @@ class RankerPolicy:
         self.head, self.name, self.temperature, self.seed = head, name, temperature, seed
         self.history_limit = history_limit
         self.keep = int(keep)
+        self.read_unmarked = bool(head.config.get("read_unmarked", False))  # as the head was trained (build_head)
+        self.futile = FutileActions() if skip_futile else None  # actions already tried on this very page (futile.py)
         self.listed = 0  # candidates listed at the last step, before the prefilter
         self._choices = 0
         self.turns: list[RankerTurn] = []
@@ -185,12 +205,14 @@ class RankerPolicy:
         self.reset("", [])
 
     def reset(self, goal: str, document: list[str] | None = None) -> None:
-        self.context = EpisodeContext.build(goal, list(document or []))
+        self.context = EpisodeContext.build(goal, list(document or []), self.read_unmarked)
         self.shadow.reset(goal, document)
         self.proposal: str | None = None  # the follower's action at this step (a feature)
         self.history: list[str] = []  # texts of the candidates chosen so far
         self.options: dict[tuple[str, str, str], list[str]] = {}
         self.turns = []
+        if self.futile is not None:
+            self.futile.reset()
 
     # -- scoring ------------------------------------------------------------------------------
 
@@ -200,11 +222,15 @@ class RankerPolicy:
         offered = offered_options(observation.last_error)
         if offered and observation.mark(offered[0]) is not None:
             self.options[element_key(observation.mark(offered[0]))] = offered[1]
-        everything = build_candidates(observation, options=self.options)
+        everything = build_candidates(observation, options=self.options, read_unmarked=self.read_unmarked)
         if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
-            self.context = EpisodeContext.build(observation.goal, observation.document)
+            self.context = EpisodeContext.build(observation.goal, observation.document, self.read_unmarked)
             self.shadow.reset(observation.goal, observation.document)
         self.proposal = self.shadow.propose(observation)
+        if self.futile is not None:
+            everything = self.futile.keep(everything, self.proposal)
+            if self.proposal and not self.futile.allows(self.proposal, proposed=True):
+                self.proposal = None  # the follower's wait on a page two waits left unchanged
         everything, proposed = with_proposal(everything, observation, self.proposal)
         self.listed = len(everything)
         kept = prefilter(self.context, observation, everything, self.keep, self.history[-self.history_limit:])
@@ -216,7 +242,7 @@ class RankerPolicy:
         """``(features, logits)`` for this step's candidates (no gradient)."""
         torch = _torch()
         if not self.context.goal and observation.goal:  # a caller that did not reset with the goal
-            self.context = EpisodeContext.build(observation.goal, observation.document)
+            self.context = EpisodeContext.build(observation.goal, observation.document, self.read_unmarked)
         rows = features(self.encoder, self.context, observation, candidates, self.history[-self.history_limit:],
                         len(self.history), proposal=self.proposal)
         with torch.no_grad():
@@ -239,6 +265,8 @@ class RankerPolicy:
             return Decision(action=f'task_unachievable("ranker: no success within {self.max_steps} steps")',
                             thought="step budget spent", meta={"budget": self.max_steps})
         started = time.monotonic()
+        if self.futile is not None:
+            self.futile.observe(observation)
         candidates = self.candidates(observation)
         rows, logits = self.score(observation, candidates)
         index, logp = self.choose(logits)
@@ -246,6 +274,8 @@ class RankerPolicy:
         chosen = candidates[index]
         self.turns.append(RankerTurn(rows, index, logp, {"candidates": len(candidates), "listed": self.listed}))
         self.history.append(chosen.text)
+        if self.futile is not None:
+            self.futile.chose(chosen.action)
         parse_action(chosen.action)  # every candidate is valid DSL; fail here, not in the environment
         return Decision(action=chosen.action, thought=f"{chosen.text} (p={pow(2.718281828, logp):.2f})",
                         raw=chosen.text, latency_s=time.monotonic() - started,

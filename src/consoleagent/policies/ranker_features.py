@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consoleagent.observation.types import Observation
-from consoleagent.policies.candidates import TABLE_ROW, Candidate, bold_labels, goal_values, match_action
+from consoleagent.documents.labels import mark_unmarked_labels
+from consoleagent.policies.candidates import TABLE_ROW, Candidate, document_labels, goal_values, match_action
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
@@ -38,8 +39,9 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
-# reports became candidates), so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 2
+# reports became candidates; 3: a document that marks no label is read with the labels its wording shows),
+# so features cached by an earlier version are computed anew.
+FEATURES_VERSION = 3
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -94,7 +96,9 @@ def _dice(a: set[str], b: set[str]) -> float:
 
 @dataclass
 class EpisodeContext:
-    """What stays fixed over an episode, embedded once: goal, document lines, bold labels, goal values."""
+    """What stays fixed over an episode, embedded once: goal, document lines, labels, goal values. A document that
+    marks no label is read with the labels its wording shows (``mark_unmarked_labels``), for the labels and the plan,
+    unless ``read_unmarked`` is False (heads trained before session 49 were trained without it)."""
 
     goal: str
     document: list[str]
@@ -109,14 +113,15 @@ class EpisodeContext:
     plan: list[PlanItem] = field(default_factory=list)  # the document's instructions, in order
 
     @classmethod
-    def build(cls, goal: str, document: list[str]) -> "EpisodeContext":
+    def build(cls, goal: str, document: list[str], read_unmarked: bool = True) -> "EpisodeContext":
         lines = document_lines(document)
+        marked = mark_unmarked_labels(document) if read_unmarked else document
         return cls(goal=goal, document=list(document), lines=lines, line_words=[_words(text) for _, text in lines],
                    examples=table_examples(document),
-                   labels={label.casefold() for label in bold_labels(document)},
+                   labels={label.casefold() for label in document_labels(marked, read_unmarked=False)},
                    values={v.casefold() for v in goal_values(goal)},
                    identifiers=[i.casefold() for i in goal_identifiers(goal)],
-                   doc_text=" ".join(document).casefold(), plan=document_plan(goal, document))
+                   doc_text=" ".join(document).casefold(), plan=document_plan(goal, marked))
 
 
 def features(encoder: Any, context: EpisodeContext, observation: Observation, candidates: list[Candidate],

@@ -184,6 +184,9 @@ class GRPORunConfig:
         max_new_tokens (int, default 96): the longest answer of one step (Thought/Step/Action).
         max_prompt_tokens (int, default 3072): the hf policy's prompt budget (head and tail kept).
         max_episode_steps (int | None, default None): caps every task's step limit (CPU runs).
+        skip_futile (bool, default True): the ranker's rollouts and validations withhold an action
+            already tried on an identical page (``policies.futile``); False acts as runs before
+            session 49 did.
         episode_timeout_s (float | None, default None): the supervisor's deadline per episode; None:
             the longest task time limit + 120 s, as the benchmark.
         generator (str, default "auto"): where rollout actions come from: ``transformers`` (the model
@@ -244,6 +247,7 @@ class GRPORunConfig:
     max_new_tokens: int = 96
     max_prompt_tokens: int = 3072
     max_episode_steps: int | None = None
+    skip_futile: bool = True
     episode_timeout_s: float | None = None
     learning_rate: float = 1e-6
     weight_decay: float = 0.0

@@ -263,7 +263,7 @@ class StepGRPOTrainer:
 
         from consoleagent.training.ranker_grpo import RankerBackend
 
-        self.backend = RankerBackend(self.config.model or None)
+        self.backend = RankerBackend(self.config.model or None, skip_futile=self.config.skip_futile)
         self.tokenizer, self.system = None, None
         head, self.reference = self.backend.load(resume)
         optimizer = torch.optim.AdamW(head.parameters(), lr=self.config.learning_rate, weight_decay=self.config.weight_decay)

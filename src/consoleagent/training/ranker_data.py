@@ -81,7 +81,7 @@ def split_documents(documents: list[str], val_fraction: float, seed: int) -> lis
 def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: Any, specs: dict[str, Any] | None = None,
                       val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
                       on_new_episode: Callable[[dict[str, Any]], None] | None = None,
-                      teacher_steps: str = "all") -> RankerData:
+                      teacher_steps: str = "all", read_unmarked: bool = True) -> RankerData:
     """Filter the collection, rebuild each kept step's candidates and features, split by document.
 
     ``results_dir`` may be a list of collections, teachers in order of preference: a task's kept
@@ -94,7 +94,8 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
     time of the episodes it has already seen (a collection grows; features cost seconds per step);
     ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows).
     ``teacher_steps="until_divergence"`` keeps each episode's examples only up to its first step away from
-    the follower's proposal (``until_divergence``)."""
+    the follower's proposal (``until_divergence``). ``read_unmarked``: as the head to be trained reads documents
+    (``replayed_steps``)."""
     from consoleagent.training.filters import apply_step_filters, episode_steps
 
     directories = list(results_dir) if isinstance(results_dir, list) else [results_dir]
@@ -111,7 +112,8 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
         steps = {int(step) for path, step in wanted if path == str(episode.trajectory)}
         key = f"{episode.trajectory}:{sorted(steps)}"
         if key not in cache:
-            cache[key] = episode_examples(episode, specs[episode.task_id], steps, encoder, episode_steps(episode))
+            cache[key] = episode_examples(episode, specs[episode.task_id], steps, encoder, episode_steps(episode),
+                                          read_unmarked)
             if on_new_episode is not None:
                 on_new_episode(cache)
         examples, episode_counts = cache[key]
@@ -227,9 +229,10 @@ class ReplayedStep:
     proposal: str | None = None  # what the documentation follower, run alongside, would have done here
 
 
-def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[ReplayedStep]:
+def replayed_steps(episode: Any, spec: Any, steps: list[Any], read_unmarked: bool = True) -> Iterator[ReplayedStep]:
     """Every parsed step of an episode with its observation, candidates and history: what SFT examples,
-    the prefilter's recall and the encoder benchmarks all read from a collection."""
+    the prefilter's recall and the encoder benchmarks all read from a collection (``read_unmarked``: as the
+    head to be trained reads documents, ``policies.ranker.build_head``)."""
     from consoleagent.actions.parser import parse_action
     from consoleagent.policies.candidates import build_candidates, match_action, with_proposal
     from consoleagent.policies.follower_shadow import FollowerShadow
@@ -237,7 +240,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
 
     header_task = _header_task(episode.trajectory)
     goal, document = header_task.get("goal", spec.goal), list(header_task.get("document") or [])
-    context = EpisodeContext.build(goal, document)
+    context = EpisodeContext.build(goal, document, read_unmarked)
     shadow = FollowerShadow()
     shadow.reset(goal, document)
     history: list[str] = []
@@ -247,7 +250,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
             continue
         observation = observation_from_record(record, goal, document, header_task)  # its referenced pages too
         proposal = shadow.propose(observation)  # every step, kept or not: the follower lives the episode too
-        candidates, _ = with_proposal(build_candidates(observation), observation, proposal)
+        candidates, _ = with_proposal(build_candidates(observation, read_unmarked=read_unmarked), observation, proposal)
         action = parse_action(record["action"])
         index = match_action(candidates, action)
         yield ReplayedStep(item.number, record, goal, document, context, observation, candidates, index, action,
@@ -256,13 +259,13 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any]) -> Iterator[Replay
 
 
 def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
-                     steps: list[Any]) -> tuple[list[RankerExample], dict[str, int]]:
+                     steps: list[Any], read_unmarked: bool = True) -> tuple[list[RankerExample], dict[str, int]]:
     """The examples of one episode's kept steps (``wanted``), history rebuilt from all its steps."""
     from consoleagent.policies.ranker_features import features
 
     examples: list[RankerExample] = []
     counts: Counter[str] = Counter()
-    for step in replayed_steps(episode, spec, steps):
+    for step in replayed_steps(episode, spec, steps, read_unmarked):
         if int(step.record["step"]) not in wanted:
             continue
         if step.index is None:

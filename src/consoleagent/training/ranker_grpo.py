@@ -20,13 +20,15 @@ class RankerGenerator:
 
     name = "ranker"
 
-    def __init__(self, head: Any) -> None:
+    def __init__(self, head: Any, skip_futile: bool = True) -> None:
         self.head = head
+        self.skip_futile = skip_futile
 
     def policy(self, *, temperature: float, seed: int | None) -> Any:
         from consoleagent.policies.ranker import RankerPolicy
 
-        return RankerPolicy.from_head(self.head, temperature=temperature, seed=seed, name="ranker:grpo")
+        return RankerPolicy.from_head(self.head, temperature=temperature, seed=seed, name="ranker:grpo",
+                                      skip_futile=self.skip_futile)
 
     def sync(self) -> None:
         return None
@@ -37,8 +39,9 @@ class RankerBackend:
 
     name = "ranker"
 
-    def __init__(self, model_path: str | None) -> None:
+    def __init__(self, model_path: str | None, skip_futile: bool = True) -> None:
         self.model_path = model_path
+        self.skip_futile = skip_futile
 
     def load(self, resume: Path | None) -> tuple[Any, Any]:
         """``(trainable head, frozen reference head)``; a resumed run continues from the checkpoint's
@@ -53,7 +56,7 @@ class RankerBackend:
         return head, reference
 
     def generator(self, head: Any) -> RankerGenerator:
-        return RankerGenerator(head)
+        return RankerGenerator(head, self.skip_futile)
 
     def logps(self, model: Any, samples: list[Any], temperature: float, with_entropy: bool = False) -> tuple[Any, Any, Any, int]:
         """``(logps (B, 1), mask (B, 1), entropy (B, 1) or None, 1)`` for the chosen candidates."""

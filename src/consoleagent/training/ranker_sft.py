@@ -88,9 +88,10 @@ def evaluate(head: Any, examples: list[Any]) -> dict[str, float] | None:
     return {"loss": round(float(loss), 4), "accuracy": round(correct / len(examples), 4), "examples": len(examples)}
 
 
-def load_examples(config: RankerSFTConfig, out: Path) -> Any:
+def load_examples(config: RankerSFTConfig, out: Path, read_unmarked: bool = True) -> Any:
     """The collection's examples; each episode's features come from ``examples.pt`` when that file
-    was written by this feature version, so a grown collection only encodes its new episodes."""
+    was written by this feature version for a head that reads documents the same way (``read_unmarked``),
+    so a grown collection only encodes its new episodes."""
     import torch
 
     from consoleagent.encoder import neural_encoder
@@ -101,13 +102,17 @@ def load_examples(config: RankerSFTConfig, out: Path) -> Any:
     cache: dict[str, Any] = {}
     if path.is_file():
         saved = torch.load(path, weights_only=False)
-        if (saved.get("n_features"), saved.get("version")) == (N_FEATURES, FEATURES_VERSION):
+        if (saved.get("n_features"), saved.get("version"), saved.get("read_unmarked", False)) == (
+                N_FEATURES, FEATURES_VERSION, read_unmarked):
             cache = saved["episodes"]
+
     def save(episodes: dict[str, Any]) -> None:  # after every new episode: an interrupted run keeps its work
-        torch.save({"n_features": N_FEATURES, "version": FEATURES_VERSION, "episodes": episodes}, path)
+        torch.save({"n_features": N_FEATURES, "version": FEATURES_VERSION, "read_unmarked": read_unmarked,
+                    "episodes": episodes}, path)
 
     data = build_ranker_data(config.collections, encoder=neural_encoder(), val_fraction=config.val_fraction,
-                             seed=config.seed, cache=cache, on_new_episode=save, teacher_steps=config.teacher_steps)
+                             seed=config.seed, cache=cache, on_new_episode=save, teacher_steps=config.teacher_steps,
+                             read_unmarked=read_unmarked)
     save(cache)
     return data
 
@@ -116,14 +121,14 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     """Train the head; write ``final/``, ``metrics.json``, ``log.jsonl`` and ``run_config.json``."""
     import torch
 
-    from consoleagent.policies.ranker import build_head, load_head, save_head
+    from consoleagent.policies.ranker import build_head, load_head, reads_unmarked, save_head
 
     config.validate()
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "run_config.json").write_text(json.dumps(asdict(config), indent=1), encoding="utf-8")
     started = time.monotonic()
-    data = load_examples(config, out)
+    data = load_examples(config, out, read_unmarked=reads_unmarked(config.model))  # as the head to train reads
     if not data.train:
         raise ValueError(f"{', '.join(config.collections)}: no training examples after filtering ({data.counts})")
     features_s = time.monotonic() - started
