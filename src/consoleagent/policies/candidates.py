@@ -119,11 +119,11 @@ def candidate_values(goal: str, document: list[str], report: str | None = None) 
     return list(dict.fromkeys(v for v in cleaned if v))[:MAX_VALUES]
 
 
-def document_labels(document: list[str], read_unmarked: bool = True) -> list[str]:
+def document_labels(document: list[str], read_unmarked: bool = False) -> list[str]:
     """The labels of what the document tells a reader to click or choose: its bold phrases, or in a document that
     marks none, the phrases its wording shows to be labels (``mark_unmarked_labels``, which the documentation
-    follower reads too: "select NAT gateway from the Instance type drop-down list"; not with ``read_unmarked``
-    False, as heads trained before session 49 were)."""
+    follower reads too: "select NAT gateway from the Instance type drop-down list") with ``read_unmarked``, as a
+    head trained so reads them (``policies.ranker.build_head``)."""
     marked = mark_unmarked_labels(document) if read_unmarked else document
     return list(dict.fromkeys(" ".join(m.group(1).split()) for step in marked for m in _BOLD.finditer(step)))
 
@@ -163,7 +163,7 @@ def _for_mark(mark: Mark, values: list[str], options: list[str], labels: list[st
 
 def build_candidates(observation: Observation, values: list[str] | None = None,
                      options: dict[tuple[str, str, str], list[str]] | None = None,
-                     read_unmarked: bool = True) -> list[Candidate]:
+                     read_unmarked: bool = False) -> list[Candidate]:
     """Every candidate action for this observation (element actions in mark order, then page ones).
 
     ``values`` default to ``candidate_values`` of the observation's goal, document and resources

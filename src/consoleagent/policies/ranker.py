@@ -60,7 +60,7 @@ def _torch() -> Any:
     return torch
 
 
-def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.0, read_unmarked: bool = True) -> Any:
+def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.0, read_unmarked: bool = False) -> Any:
     """The scoring head: ``linear(x) + mlp(x)``, plus ``prior`` times the follower-pick feature. The linear
     part starts as cos_goal + cos_doc and the MLP's output layer at zero, so an untrained head already
     ranks by the encoder's similarities.
@@ -72,8 +72,10 @@ def build_head(hidden: int = 64, n_features: int = N_FEATURES, prior: float = 0.
     include it, and it is saved in ``ranker.json``.
 
     ``read_unmarked``: the head reads a document that marks no label with the labels its wording shows
-    (``candidates.document_labels``), in its features and candidates; saved in ``ranker.json``. A head saved
-    before session 49 has no such key and was trained without it, so it loads as False and acts as it did."""
+    (``candidates.document_labels``), in its features and candidates; saved in ``ranker.json``, and a head
+    saved before session 49 has no such key and loads as False. Off unless SFT asks for it (``read_unmarked`` of
+    its config): measured on plain documents, it raised SFT's top-1 on held-out documents' steps but not
+    episodes' success (BENCHMARKS.md, session 49)."""
     torch = _torch()
     nn = torch.nn
 
@@ -114,11 +116,9 @@ def save_head(head: Any, path: str | Path, extra: dict[str, Any] | None = None) 
     return path
 
 
-def reads_unmarked(model: str | Path | None) -> bool:
-    """Whether the head ``model`` (None: a new one) reads a document that marks no label with the labels its
-    wording shows (``build_head``), without loading its weights."""
-    if not model:
-        return True
+def reads_unmarked(model: str | Path) -> bool:
+    """Whether the head saved in ``model`` reads a document that marks no label with the labels its wording shows
+    (``build_head``), without loading its weights."""
     try:
         return bool(json.loads((Path(model).expanduser() / CONFIG_FILE).read_text(encoding="utf-8")).get("read_unmarked"))
     except (OSError, ValueError):

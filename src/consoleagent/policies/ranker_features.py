@@ -39,9 +39,8 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
-# reports became candidates; 3: a document that marks no label is read with the labels its wording shows),
-# so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 3
+# reports became candidates), so features cached by an earlier version are computed anew.
+FEATURES_VERSION = 2
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -97,8 +96,8 @@ def _dice(a: set[str], b: set[str]) -> float:
 @dataclass
 class EpisodeContext:
     """What stays fixed over an episode, embedded once: goal, document lines, labels, goal values. A document that
-    marks no label is read with the labels its wording shows (``mark_unmarked_labels``), for the labels and the plan,
-    unless ``read_unmarked`` is False (heads trained before session 49 were trained without it)."""
+    marks no label is read, with ``read_unmarked``, with the labels its wording shows (``mark_unmarked_labels``), for
+    the labels and the plan, as a head trained so reads it (``policies.ranker.build_head``)."""
 
     goal: str
     document: list[str]
@@ -113,7 +112,7 @@ class EpisodeContext:
     plan: list[PlanItem] = field(default_factory=list)  # the document's instructions, in order
 
     @classmethod
-    def build(cls, goal: str, document: list[str], read_unmarked: bool = True) -> "EpisodeContext":
+    def build(cls, goal: str, document: list[str], read_unmarked: bool = False) -> "EpisodeContext":
         lines = document_lines(document)
         marked = mark_unmarked_labels(document) if read_unmarked else document
         return cls(goal=goal, document=list(document), lines=lines, line_words=[_words(text) for _, text in lines],

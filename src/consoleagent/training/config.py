@@ -27,6 +27,7 @@ from consoleagent.training.curriculum import TaskCurriculum
 T = TypeVar("T")
 GENERATORS = ("auto", "transformers")  # where GRPO's rollout actions come from (training.grpo.select_generator)
 VAL_SELECT_RULES = ("greedy", "pooled")  # how GRPO's best checkpoint is chosen (training.grpo._selection_key)
+VAL_TIES = ("earlier", "later")  # which of equally validated checkpoints is kept
 LORA_KEYS = {"r", "alpha", "dropout", "target_modules"}
 
 
@@ -156,7 +157,9 @@ class GRPORunConfig:
             tie greedily across checkpoints). 0: greedy only, the first of equal scores is kept.
         val_select (str, default "greedy"): how ``best/`` is chosen. ``greedy``: greedy success, ties
             broken by the sampled success; ``pooled``: the success rate over every validation episode,
-            greedy and sampled together (1 + ``val_samples`` per task). The first of equal scores is kept.
+            greedy and sampled together (1 + ``val_samples`` per task).
+        val_ties (str, default "earlier"): which of equal scores is kept: the ``earlier`` checkpoint, or the
+            ``later`` one (more training at the same validation; session 49 set it for the runs after it).
         tasks_root (str | None, default None): a folder of task files; None: the console's own suite.
         document_style (str, default "as_written"): the documents' steps as the policy reads them in
             training and validation rollouts: ``as_written`` or ``plain`` (``documents.restyle``).
@@ -233,6 +236,7 @@ class GRPORunConfig:
     val_limit: int | None = None
     val_samples: int = 0
     val_select: str = "greedy"
+    val_ties: str = "earlier"
     tasks_root: str | None = None
     document_style: str = AS_WRITTEN
     steps: int = 10
@@ -282,6 +286,8 @@ class GRPORunConfig:
             raise ValueError(f"GRPO config: val_samples must be at least 0, got {self.val_samples}")
         if self.val_select not in VAL_SELECT_RULES:
             raise ValueError(f"GRPO config: val_select must be one of {', '.join(VAL_SELECT_RULES)}, not {self.val_select!r}")
+        if self.val_ties not in VAL_TIES:
+            raise ValueError(f"GRPO config: val_ties must be one of {', '.join(VAL_TIES)}, not {self.val_ties!r}")
         if self.oversample < 0 or not 0 < self.clip_eps < 1 or self.beta < 0:
             raise ValueError("GRPO config: oversample >= 0, 0 < clip_eps < 1 and beta >= 0 are required")
         if self.document_style not in STYLES:

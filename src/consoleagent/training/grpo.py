@@ -544,12 +544,16 @@ class StepGRPOTrainer:
             self.save_model(self.out / VALIDATED_DIR / f"step-{self.step:04d}")
         scores = (success, sampled_success, pooled_success)
         best = (self.best_val, self.best_val_sampled, self.best_val_pooled)
-        if success is not None and (self.best_val is None or _selection_key(self.config.val_select, *scores)
-                                    > _selection_key(self.config.val_select, *best)):
+        if success is not None and (self.best_val is None or self._better(scores, best)):
             (self.best_val, self.best_val_sampled, self.best_val_pooled), self.best_step = scores, self.step
             self.save_model(self.out / "best")
             row["new_best"] = True
         return row
+
+    def _better(self, scores: tuple[Any, ...], best: tuple[Any, ...]) -> bool:
+        """Whether a validation's scores beat the best so far (``val_select``; an equal one by ``val_ties``)."""
+        key, best_key = _selection_key(self.config.val_select, *scores), _selection_key(self.config.val_select, *best)
+        return key > best_key or (key == best_key and self.config.val_ties == "later")
 
     def _valid_rollout(self, spec: Any, run_index: int, temperature: float, seed: int | None,
                        trajectories: Path) -> EpisodeOutcome:
@@ -676,7 +680,7 @@ def _success_rate(outcomes: list[EpisodeOutcome]) -> float | None:
 
 def _selection_key(rule: str, success: float, sampled_success: float | None,
                    pooled_success: float | None) -> tuple[float, ...]:
-    """What ``best/`` is chosen on (the larger key wins; an equal one keeps the earlier checkpoint).
+    """What ``best/`` is chosen on (the larger key wins; an equal one keeps the checkpoint ``val_ties`` says).
 
     ``greedy``: greedy success first, equal ones told apart by the sampled success (absent: no
     tie-break). ``pooled``: the success rate over every kept validation episode, greedy and sampled

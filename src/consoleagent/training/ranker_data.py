@@ -81,7 +81,7 @@ def split_documents(documents: list[str], val_fraction: float, seed: int) -> lis
 def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: Any, specs: dict[str, Any] | None = None,
                       val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
                       on_new_episode: Callable[[dict[str, Any]], None] | None = None,
-                      teacher_steps: str = "all", read_unmarked: bool = True) -> RankerData:
+                      teacher_steps: str = "all", read_unmarked: bool = False) -> RankerData:
     """Filter the collection, rebuild each kept step's candidates and features, split by document.
 
     ``results_dir`` may be a list of collections, teachers in order of preference: a task's kept
@@ -229,7 +229,7 @@ class ReplayedStep:
     proposal: str | None = None  # what the documentation follower, run alongside, would have done here
 
 
-def replayed_steps(episode: Any, spec: Any, steps: list[Any], read_unmarked: bool = True) -> Iterator[ReplayedStep]:
+def replayed_steps(episode: Any, spec: Any, steps: list[Any], read_unmarked: bool = False) -> Iterator[ReplayedStep]:
     """Every parsed step of an episode with its observation, candidates and history: what SFT examples,
     the prefilter's recall and the encoder benchmarks all read from a collection (``read_unmarked``: as the
     head to be trained reads documents, ``policies.ranker.build_head``)."""
@@ -259,7 +259,7 @@ def replayed_steps(episode: Any, spec: Any, steps: list[Any], read_unmarked: boo
 
 
 def episode_examples(episode: Any, spec: Any, wanted: set[int], encoder: Any,
-                     steps: list[Any], read_unmarked: bool = True) -> tuple[list[RankerExample], dict[str, int]]:
+                     steps: list[Any], read_unmarked: bool = False) -> tuple[list[RankerExample], dict[str, int]]:
     """The examples of one episode's kept steps (``wanted``), history rebuilt from all its steps."""
     from consoleagent.policies.ranker_features import features
 

@@ -39,6 +39,8 @@ class RankerSFTConfig:
     follower_prior: float = 0.0  # > 0: a residual head over the documentation follower (policies.ranker.build_head)
     teacher_steps: str = "all"  # "until_divergence": a teacher's episode ends, for training, at its first step
     # away from the follower's proposal (ranker_data.until_divergence)
+    read_unmarked: bool = False  # a new head reads a document that marks no label with the labels its wording shows
+    # (policies.ranker.build_head); measured no better on plain documents (BENCHMARKS.md, session 49)
     val_fraction: float = 0.15  # share of documents held out
     seed: int = 0
 
@@ -62,6 +64,9 @@ class RankerSFTConfig:
         if self.teacher_steps not in TEACHER_STEPS:
             raise ValueError(f"ranker SFT config: teacher_steps must be one of {', '.join(TEACHER_STEPS)}, "
                              f"got {self.teacher_steps!r}")
+        if self.read_unmarked and self.model:
+            raise ValueError("ranker SFT config: read_unmarked goes with a new head (model: null); a head keeps the "
+                             "reading it was trained with (read_unmarked in its ranker.json)")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
 
@@ -88,7 +93,7 @@ def evaluate(head: Any, examples: list[Any]) -> dict[str, float] | None:
     return {"loss": round(float(loss), 4), "accuracy": round(correct / len(examples), 4), "examples": len(examples)}
 
 
-def load_examples(config: RankerSFTConfig, out: Path, read_unmarked: bool = True) -> Any:
+def load_examples(config: RankerSFTConfig, out: Path, read_unmarked: bool = False) -> Any:
     """The collection's examples; each episode's features come from ``examples.pt`` when that file
     was written by this feature version for a head that reads documents the same way (``read_unmarked``),
     so a grown collection only encodes its new episodes."""
@@ -128,13 +133,15 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "run_config.json").write_text(json.dumps(asdict(config), indent=1), encoding="utf-8")
     started = time.monotonic()
-    data = load_examples(config, out, read_unmarked=reads_unmarked(config.model))  # as the head to train reads
+    read_unmarked = reads_unmarked(config.model) if config.model else config.read_unmarked  # as the head to train
+    data = load_examples(config, out, read_unmarked=read_unmarked)
     if not data.train:
         raise ValueError(f"{', '.join(config.collections)}: no training examples after filtering ({data.counts})")
     features_s = time.monotonic() - started
     random.seed(config.seed)
     torch.manual_seed(config.seed)
-    head = load_head(config.model) if config.model else build_head(hidden=config.hidden, prior=config.follower_prior)
+    head = load_head(config.model) if config.model else build_head(hidden=config.hidden, prior=config.follower_prior,
+                                                                   read_unmarked=read_unmarked)
     base = {"train": evaluate(head, data.train), "val": evaluate(head, data.val)}
     optimizer = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     best: tuple[float, int] | None = None

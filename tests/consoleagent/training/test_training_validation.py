@@ -94,6 +94,15 @@ def test_without_samples_the_first_of_equal_scores_is_kept(tmp_path: Path, monke
     assert scripted.saved == [4] and trainer.best_step == 4
 
 
+def test_equal_scores_keep_the_later_checkpoint_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 49: validation was flat from step 16 to 24 in three runs whose step 24 was the best held-out one."""
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (1, 0), 8: (2, 0), 12: (2, 0), 16: (1, 0)}, val_ties="later")
+    _validate_at(trainer, [4, 8, 12, 16])
+    assert scripted.saved == [4, 8, 12] and trainer.best_step == 12  # a tie moves on; a lower score does not
+    with pytest.raises(ValueError, match="val_ties must be one of earlier, later, not 'last'"):
+        GRPORunConfig(model="m", val_ties="last").validate()
+
+
 def test_pooled_selection_chooses_on_every_validation_episode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # step 4: greedy 2 of 3, sampled 1 of 6 (pooled 3 of 9); step 8: greedy 1 of 3, sampled 5 of 6 (pooled 6 of 9);
     # step 12: greedy 3 of 3, sampled 3 of 6 (pooled 6 of 9, equal to step 8: the earlier is kept)
