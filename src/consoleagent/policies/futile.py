@@ -13,9 +13,9 @@ Three exceptions. Finishing and giving up are never withheld. Waiting is how a p
 own (a status going from Creating to Running) is watched, so it is withheld only after ``WAITS_PER_PAGE``
 waits on the same unchanged page (the documentation follower waits as often for a disabled control), and
 then also when the documentation follower proposes it (sparing the follower's waits, an earlier version
-of this rule left 40 of them on unchanged pages in one 44-task validation run). Any other proposal of the follower is never withheld: its repeats are
-its own bounded rules (an instruction is retried once after an error, then given up), and the residual
-head that ships follows it.
+of this rule left 40 of them on unchanged pages in one 44-task validation run). Any other proposal of the
+follower is never withheld: its repeats are its own bounded rules (an instruction is retried once after an
+error, then given up), and the residual head that ships follows it.
 
 The rule only removes candidates, never all of them, and changes no score. The candidates a step scores
 are the ones the ranker records for GRPO, so the log-probabilities GRPO re-computes are those of the

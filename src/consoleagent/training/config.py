@@ -154,7 +154,7 @@ class GRPORunConfig:
         val_samples (int, default 0): besides the greedy rollout, this many sampled rollouts per val
             task at ``temperature``, with the same seeds at every validation; their success rate breaks
             ties of the greedy success rate when the best checkpoint is chosen (a few val tasks often
-            tie greedily across checkpoints). 0: greedy only, the first of equal scores is kept.
+            tie greedily across checkpoints). 0: greedy only (``val_ties`` says which of equal scores is kept).
         val_select (str, default "greedy"): how ``best/`` is chosen. ``greedy``: greedy success, ties
             broken by the sampled success; ``pooled``: the success rate over every validation episode,
             greedy and sampled together (1 + ``val_samples`` per task).
