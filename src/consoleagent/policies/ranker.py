@@ -176,7 +176,7 @@ class RankerPolicy:
         return policy
 
     def _setup(self, head: Any, *, name: str, temperature: float, seed: int | None, history_limit: int,
-               threads: int | None, keep: int = DEFAULT_KEEP, skip_futile: bool = True) -> None:
+               threads: int | None, keep: int, skip_futile: bool) -> None:
         from consoleagent.encoder import neural_encoder
 
         if temperature < 0:
