@@ -528,7 +528,10 @@ class StepGRPOTrainer:
         kept = [o for o in greedy if o.valid]
         success = _success_rate(kept)
         row = {"val_success": success, "val_reward": _mean([o.reward for o in kept]), "val_episodes": len(greedy),
-               "val_kept": len(kept)}
+               "val_kept": len(kept),
+               # which tasks, so that checkpoints can be compared task by task (a rate alone hides a swap)
+               "val_failed": [o.task_id for o in kept if not _succeeded(o)],
+               "val_lost": [o.task_id for o in greedy if not o.valid]}
         sampled_success, pooled_success = None, success
         if self.config.val_samples:
             sampled = [self._valid_rollout(spec, 1 + i, self.config.temperature,
@@ -674,8 +677,12 @@ def _right_aligned(rows: list[Any], k: int, like: Any) -> Any:
     return out
 
 
+def _succeeded(outcome: EpisodeOutcome) -> bool:
+    return (outcome.reward or 0) >= 1.0
+
+
 def _success_rate(outcomes: list[EpisodeOutcome]) -> float | None:
-    return _mean([1.0 if (o.reward or 0) >= 1.0 else 0.0 for o in outcomes])
+    return _mean([1.0 if _succeeded(o) else 0.0 for o in outcomes])
 
 
 def _selection_key(rule: str, success: float, sampled_success: float | None,

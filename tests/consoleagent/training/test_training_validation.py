@@ -156,4 +156,23 @@ def test_an_invalid_validation_episode_is_run_again(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(trainer, "rollout", losing_once)
     row = _validate_at(trainer, [4])[0]
     assert (row["val_episodes"], row["val_kept"]) == (3, 3) and row["val_success"] == pytest.approx(2 / 3)
+    assert (row["val_failed"], row["val_lost"]) == (["val-2"], []), "the task that failed is named, not the lost try"
     assert [c[1] for c in scripted.calls] == ["val-0", "val-1", "val-2", "val-2"], "the lost episode ran again, once"
+
+
+def test_validation_names_the_tasks_it_failed_and_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rate alone hides which tasks a checkpoint swapped; a lost episode is named apart from a failed one."""
+    trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (1, 0), 8: (2, 0)}, oversample=0)
+    solved_rollout = scripted.rollout
+
+    def losing_val_1_at_step_8(spec: Any, run_index: int, **kwargs: Any) -> EpisodeOutcome:
+        outcome = solved_rollout(spec, run_index, **kwargs)
+        if spec.id == "val-1" and trainer.step == 8:
+            return EpisodeOutcome(spec.id, outcome.key, "env_error", None, False, [])
+        return outcome
+
+    monkeypatch.setattr(trainer, "rollout", losing_val_1_at_step_8)
+    first, second = _validate_at(trainer, [4, 8])
+    assert (first["val_failed"], first["val_lost"]) == (["val-1", "val-2"], [])
+    assert (second["val_failed"], second["val_lost"]) == (["val-2"], ["val-1"])
+    assert second["val_kept"] == 2 and second["val_success"] == pytest.approx(1 / 2)
