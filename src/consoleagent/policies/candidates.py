@@ -28,13 +28,15 @@ PAGE_ACTIONS = ('scroll("down")', 'scroll("up")', "back()", "wait(2)")
 COMPLETE_ACTION = 'task_complete("done")'
 UNACHIEVABLE_ACTION = 'task_unachievable("the goal cannot be reached in this console")'
 ANSWER_KINDS = ("task_complete", "task_unachievable")  # the actions that end an episode with an answer
-MAX_VALUES = 16
+MAX_VALUES = 24
 MAX_LABEL_WORDS = 4  # a bold phrase this short may be a drop-down option ("Instance ID")
 MAX_NAME_CHARS = 60
 
 _BOLD = re.compile(r"\*\*([^*]{1,60})\*\*")
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
-TABLE_ROW = re.compile(r"^\|\s*\*\*(?P<label>[^*|]+)\*\*\s*\|.*\|\s*(?P<example>[^|]*?)\s*\|\s*$")
+# A parameter-table row: its first cell the label (bold, or plain in a document that marks nothing), its last the example.
+TABLE_ROW = re.compile(r"^\|\s*(?P<bold>\*\*)?(?P<label>[^*|]+?)(?(bold)\*\*)\s*\|.*\|\s*(?P<example>[^|]*?)\s*\|\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\|[\s:|-]*-[\s:|-]*\|$")
 _OPTIONS_ERROR = re.compile(r'\[(?P<id>\d+)\] has no option "[^"]*"; its options are: (?P<offered>.*)$', re.S)
 _OFFERED = re.compile(r'"([^"]*)"')
 
@@ -95,16 +97,28 @@ def goal_values(goal: str) -> list[str]:
     return found
 
 
+def parameter_rows(document: list[str]) -> list[tuple[str, str]]:
+    """``(label, example)`` of each parameter-table row with an example, header rows left out.
+
+    A document written without markup ("plain", as many are) has the same tables with plain labels; reading only
+    bold ones left a head on such documents with no candidate for a value that only the table gives ("25/25" for
+    Port Range): 47 of the 974 teacher steps of session 49's plain collection had none (BENCHMARKS.md, session 52)."""
+    rows: list[tuple[str, str]] = []
+    for step in document:
+        lines = [line.strip() for line in step.splitlines()]
+        for index, line in enumerate(lines):
+            row = None if _TABLE_SEPARATOR.match(line) else TABLE_ROW.match(line)
+            header = index + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[index + 1])
+            example = row.group("example").strip("* ") if row else ""
+            if row and not header and example and example.casefold() != "example":
+                rows.append((" ".join(row.group("label").split()), example))
+    return rows
+
+
 def document_values(goal: str, document: list[str]) -> list[str]:
     """Parameter-table examples, each swapped for the goal's value of the same kind (``GoalValues``)."""
     values = GoalValues(goal)
-    found: list[str] = []
-    for step in document:
-        for line in step.splitlines():
-            row = TABLE_ROW.match(line.strip())
-            if row and row.group("example") and row.group("example").casefold() not in ("example", "---"):
-                found.append(values.value_for(row.group("label"), row.group("example").strip("* ")))
-    return found
+    return [values.value_for(label, example) for label, example in parameter_rows(document)]
 
 
 def resource_values(report: str | None) -> list[str]:

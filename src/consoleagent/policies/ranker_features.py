@@ -20,7 +20,7 @@ from typing import Any
 
 from consoleagent.observation.types import Observation
 from consoleagent.documents.labels import mark_unmarked_labels
-from consoleagent.policies.candidates import TABLE_ROW, Candidate, document_labels, goal_values, match_action
+from consoleagent.policies.candidates import Candidate, document_labels, goal_values, match_action, parameter_rows
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
@@ -39,8 +39,9 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
-# reports became candidates), so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 2
+# reports became candidates; 3: the tables of documents that mark no label give values), so features cached by an
+# earlier version are computed anew.
+FEATURES_VERSION = 3
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -61,14 +62,8 @@ def document_lines(document: list[str]) -> list[tuple[int, str]]:
 
 
 def table_examples(document: list[str]) -> dict[str, str]:
-    """The example value of each parameter-table row, by its bold label (casefolded)."""
-    out = {}
-    for step in document:
-        for line in step.splitlines():
-            row = TABLE_ROW.match(line.strip())
-            if row:
-                out[" ".join(row.group("label").split()).casefold()] = row.group("example").strip("* ")
-    return out
+    """The example value of each parameter-table row, by its label (casefolded)."""
+    return {label.casefold(): example for label, example in parameter_rows(document)}
 
 
 def expected_value(context: "EpisodeContext", field_name: str) -> str:

@@ -14,8 +14,9 @@ import pytest
 
 from consoleagent.documents.restyle import restyle
 from consoleagent.observation.types import Mark, Observation
-from consoleagent.policies.candidates import build_candidates, document_labels
-from consoleagent.policies.ranker_features import EpisodeContext
+from consoleagent.policies.candidates import (build_candidates, candidate_values, document_labels, document_values,
+                                              parameter_rows)
+from consoleagent.policies.ranker_features import EpisodeContext, expected_value
 
 GOAL = "Associate the EIP out-eip with the NAT gateway out-vpc-nat."
 WRITTEN = ["In the left-side navigation pane, choose **Elastic IP addresses** > **Elastic IP addresses**.",
@@ -44,6 +45,42 @@ def test_a_drop_down_gets_the_value_a_plain_document_names_for_it() -> None:
     assert document_labels(PLAIN, read_unmarked=True) == document_labels(WRITTEN, read_unmarked=True)
     # a document that marks any label is read as written: an unmarked capitalised phrase in it is no label
     assert document_labels(["Click **OK**.", "Select NAT gateway from the list."], read_unmarked=True) == ["OK"]
+
+
+RULE_GOAL = "In the security group mail-relay-sg, add an outbound rule that denies TCP port 25 to 0.0.0.0/0."
+RULE_WRITTEN = ["Click **Add Rule**.",
+                "In the **Add Outbound Rule** dialog box, configure the rule.\n"
+                "| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                "| **Action** | **Allow** accepts the matching traffic; **Deny** drops it. | Deny |\n"
+                "| **Port Range** | The start and end port separated by a slash, such as 22/22. | 25/25 |",
+                "Click **OK**."]
+
+
+def test_a_plain_document_s_parameter_table_gives_the_values_it_gives_written_with_markup() -> None:
+    """Measured on ecs-sg-outbound-rule-01 in the plain style (session 52): the table's rows were read only with bold
+    labels, so no candidate typed "25/25" into Port Range, the one field the goal does not spell, and no head could
+    finish the rule. Header and separator rows are no parameters."""
+    plain = restyle(RULE_WRITTEN, "plain")
+    assert "**" not in "".join(plain)
+    assert parameter_rows(plain) == parameter_rows(RULE_WRITTEN) == [("Action", "Deny"), ("Port Range", "25/25")]
+    assert document_values(RULE_GOAL, plain) == document_values(RULE_GOAL, RULE_WRITTEN) == ["Deny", "25/25"]
+    assert expected_value(EpisodeContext.build(RULE_GOAL, plain), "Port Range") == "25/25"
+    page = Observation(url="http://c/ecs/sg", title="Security group", text="", goal=RULE_GOAL, document=plain,
+                       marks=[Mark(7, "textbox", "Port Range", context='dialog "Add Outbound Rule"'),
+                              Mark(8, "combobox", "Action", tag="select", context='dialog "Add Outbound Rule"')])
+    actions = [c.action for c in build_candidates(page)]
+    assert 'type(7, "25/25")' in actions and 'select(8, "Deny")' in actions
+
+
+def test_a_long_parameter_table_leaves_room_for_the_prepared_resources() -> None:
+    """Values are goal's, then the table's, then the prepared resources', up to a cap. With the plain tables read,
+    a cap of 16 cut the resources of 4 add-route-entry tasks, whose NAT gateway is chosen by its id (session 52)."""
+    goal = "Add a route entry named to-internet for 0.0.0.0/0 to the route table rt-main through the NAT gateway."
+    table = "\n".join(f"| Field {n} | What it is. | value-{n} |" for n in range(14))
+    report = "- nat (nat_gateway): nat_gateway_id=ngw-8yj62cklqi6l9qn33, name=out-nat"
+    values = candidate_values(goal, ["Configure the entry.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                                     + table], report)
+    assert "value-13" in values and "ngw-8yj62cklqi6l9qn33" in values, values
 
 
 def test_a_head_reads_documents_as_it_was_trained_to(tmp_path: Path) -> None:
