@@ -6,6 +6,7 @@ rollout is what the GRPO tests in test_training_grpo.py run end to end through t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -52,6 +53,14 @@ def _trainer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: dict[int, 
     monkeypatch.setattr(trainer, "rollout", scripted.rollout)
     monkeypatch.setattr(trainer, "save_model", scripted.save_model)
     return trainer, scripted
+
+
+def _losing(rollout: Callable[..., EpisodeOutcome], lost: Callable[[str], bool]) -> Callable[..., EpisodeOutcome]:
+    """``rollout``, except that the environment loses the episode of a task whenever ``lost(task id)`` says so."""
+    def losing(spec: Any, run_index: int, **kwargs: Any) -> EpisodeOutcome:
+        outcome = rollout(spec, run_index, **kwargs)
+        return EpisodeOutcome(spec.id, outcome.key, "env_error", None, False, []) if lost(spec.id) else outcome
+    return losing
 
 
 def _validate_at(trainer: StepGRPOTrainer, steps: list[int]) -> list[dict[str, Any]]:
@@ -144,16 +153,14 @@ def test_an_invalid_validation_episode_is_run_again(tmp_path: Path, monkeypatch:
     """Session 43: one excluded greedy episode made 9 of 18 beat 9 of 19 without a task more."""
     trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (2, 0)}, oversample=1)
     lost = {"val-2"}
-    solved_rollout = scripted.rollout
 
-    def losing_once(spec: Any, run_index: int, **kwargs: Any) -> EpisodeOutcome:
-        outcome = solved_rollout(spec, run_index, **kwargs)
-        if spec.id in lost:
-            lost.discard(spec.id)
-            return EpisodeOutcome(spec.id, outcome.key, "env_error", None, False, [])
-        return outcome
+    def first_try(task_id: str) -> bool:
+        if task_id in lost:
+            lost.discard(task_id)
+            return True
+        return False
 
-    monkeypatch.setattr(trainer, "rollout", losing_once)
+    monkeypatch.setattr(trainer, "rollout", _losing(scripted.rollout, first_try))
     row = _validate_at(trainer, [4])[0]
     assert (row["val_episodes"], row["val_kept"]) == (3, 3) and row["val_success"] == pytest.approx(2 / 3)
     assert (row["val_failed"], row["val_lost"]) == (["val-2"], []), "the task that failed is named, not the lost try"
@@ -163,15 +170,7 @@ def test_an_invalid_validation_episode_is_run_again(tmp_path: Path, monkeypatch:
 def test_validation_names_the_tasks_it_failed_and_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A rate alone hides which tasks a checkpoint swapped; a lost episode is named apart from a failed one."""
     trainer, scripted = _trainer(tmp_path, monkeypatch, {4: (1, 0), 8: (2, 0)}, oversample=0)
-    solved_rollout = scripted.rollout
-
-    def losing_val_1_at_step_8(spec: Any, run_index: int, **kwargs: Any) -> EpisodeOutcome:
-        outcome = solved_rollout(spec, run_index, **kwargs)
-        if spec.id == "val-1" and trainer.step == 8:
-            return EpisodeOutcome(spec.id, outcome.key, "env_error", None, False, [])
-        return outcome
-
-    monkeypatch.setattr(trainer, "rollout", losing_val_1_at_step_8)
+    monkeypatch.setattr(trainer, "rollout", _losing(scripted.rollout, lambda task: task == "val-1" and trainer.step == 8))
     first, second = _validate_at(trainer, [4, 8])
     assert (first["val_failed"], first["val_lost"]) == (["val-1", "val-2"], [])
     assert (second["val_failed"], second["val_lost"]) == (["val-2"], ["val-1"])
