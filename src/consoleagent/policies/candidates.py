@@ -102,7 +102,8 @@ def parameter_rows(document: list[str]) -> list[tuple[str, str]]:
 
     A document written without markup ("plain", as many are) has the same tables with plain labels; reading only
     bold ones left a head on such documents with no candidate for a value that only the table gives ("25/25" for
-    Port Range): 47 of the 974 teacher steps of session 49's plain collection had none (BENCHMARKS.md, session 52)."""
+    Port Range). Of the 974 teacher steps of session 49's plain collection, 47 typed or selected a value no candidate
+    offered; 27 still do with the tables read and 24 values (BENCHMARKS.md, session 52)."""
     rows: list[tuple[str, str]] = []
     for step in document:
         lines = [line.strip() for line in step.splitlines()]

@@ -1,4 +1,5 @@
-"""A ranker head trained with ``read_unmarked`` reads a document that marks no label as the follower does (session 49).
+"""A ranker on a document that marks no label: it reads its parameter tables as it reads them written with markup
+(session 52), and a head trained with ``read_unmarked`` reads its labels as the follower does (session 49).
 
 Measured on vpc-associate-eip-with-nat-01 in the plain style: the ranker's plan of the document was empty (its
 parser reads labels from the markup) and no candidate selected "NAT gateway", the value the document names for
