@@ -6,19 +6,21 @@ encoder can read: the verb, the element's role, its accessible name and the valu
 textbox "Disk name" value archive-data`` (where it sits, its dialog or table row, is a separate
 feature). Values to type or select come from the goal (names, numbers, sizes, CIDR blocks,
 quoted phrases), the document (bold labels, the example column of parameter tables, swapped for the
-goal's value of the same kind as the documentation follower does), the resources prepared for the
-task, and the options a drop-down listed in an earlier error. Page actions (scroll, back, wait) and
-the terminal ``task_complete`` and ``task_unachievable`` are always there. Nothing here knows a particular console.
+goal's value of the same kind or the listed choice the goal names, as the documentation follower does), the
+resources prepared for the task, and the options a drop-down listed in an earlier error. Page actions (scroll,
+back, wait) and the terminal ``task_complete`` and ``task_unachievable`` are always there. Nothing here knows a
+particular console.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import mark_unmarked_labels
+from consoleagent.documents.labels import bold_labels, listed_choices, mark_unmarked_labels
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
@@ -35,7 +37,7 @@ MAX_NAME_CHARS = 60
 _BOLD = re.compile(r"\*\*([^*]{1,60})\*\*")
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 # A parameter-table row: its first cell the label (bold, or plain in a document that marks nothing), its last the example.
-TABLE_ROW = re.compile(r"^\|\s*(?P<bold>\*\*)?(?P<label>[^*|]+?)(?(bold)\*\*)\s*\|.*\|\s*(?P<example>[^|]*?)\s*\|\s*$")
+TABLE_ROW = re.compile(r"^\|\s*(?P<bold>\*\*)?(?P<label>[^*|]+?)(?(bold)\*\*)\s*\|(?P<description>.*)\|\s*(?P<example>[^|]*?)\s*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\|[\s:|-]*-[\s:|-]*\|$")
 _OPTIONS_ERROR = re.compile(r'\[(?P<id>\d+)\] has no option "[^"]*"; its options are: (?P<offered>.*)$', re.S)
 _OFFERED = re.compile(r'"([^"]*)"')
@@ -97,29 +99,56 @@ def goal_values(goal: str) -> list[str]:
     return found
 
 
-def parameter_rows(document: list[str]) -> list[tuple[str, str]]:
-    """``(label, example)`` of each parameter-table row with an example, header rows left out.
+def marked_document(document: list[str]) -> tuple[str, ...]:
+    """``mark_unmarked_labels`` of the document, computed once per document: candidates are built at every step of an
+    episode over the same document, and marking a plain one costs about a millisecond."""
+    return _marked(tuple(document))
+
+
+@lru_cache(maxsize=32)
+def _marked(document: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(mark_unmarked_labels(list(document)))
+
+
+class ParameterRow(NamedTuple):
+    """One row of a parameter table: the field, the document's example, and the choices its description lists
+    ("**Allow** accepts the matching traffic; **Deny** drops it."; none for a free-text field)."""
+
+    label: str
+    example: str
+    options: tuple[str, ...] = ()
+
+
+def parameter_rows(document: list[str]) -> list[ParameterRow]:
+    """The rows of the document's parameter tables that have an example, header rows left out.
 
     A document written without markup ("plain", as many are) has the same tables with plain labels; reading only
     bold ones left a head on such documents with no candidate for a value that only the table gives ("25/25" for
     Port Range). Of the 974 teacher steps of session 49's plain collection, 47 typed or selected a value no candidate
-    offered; 27 still do with the tables read and 24 values (BENCHMARKS.md, session 52)."""
-    rows: list[tuple[str, str]] = []
-    for step in document:
+    offered; 27 still do with the tables read and 24 values (BENCHMARKS.md, session 52).
+
+    The options are read as the documentation follower reads them (``documents.instructions.field_instruction``),
+    from the document with its unmarked labels marked, so that the goal's word picks one ("denies" → Deny, "UDP" →
+    Custom UDP) where the example names another (session 53)."""
+    rows: list[ParameterRow] = []
+    for step in marked_document(document):
         lines = [line.strip() for line in step.splitlines()]
         for index, line in enumerate(lines):
             row = None if _TABLE_SEPARATOR.match(line) else TABLE_ROW.match(line)
             header = index + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[index + 1])
             example = row.group("example").strip("* ") if row else ""
             if row and not header and example and example.casefold() != "example":
-                rows.append((" ".join(row.group("label").split()), example))
+                described = row.group("description")
+                options = bold_labels(described) or listed_choices(described)
+                rows.append(ParameterRow(" ".join(row.group("label").split()), example, tuple(options)))
     return rows
 
 
 def document_values(goal: str, document: list[str]) -> list[str]:
-    """Parameter-table examples, each swapped for the goal's value of the same kind (``GoalValues``)."""
+    """Parameter-table examples, each swapped for the goal's value of the same kind or the listed choice the goal
+    names (``GoalValues``)."""
     values = GoalValues(goal)
-    return [values.value_for(label, example) for label, example in parameter_rows(document)]
+    return [values.value_for(row.label, row.example, row.options) for row in parameter_rows(document)]
 
 
 def resource_values(report: str | None) -> list[str]:
@@ -139,7 +168,7 @@ def document_labels(document: list[str], read_unmarked: bool = False) -> list[st
     marks none, the phrases its wording shows to be labels (``mark_unmarked_labels``, which the documentation
     follower reads too: "select NAT gateway from the Instance type drop-down list") with ``read_unmarked``, as a
     head trained so reads them (``policies.ranker.build_head``)."""
-    marked = mark_unmarked_labels(document) if read_unmarked else document
+    marked = marked_document(document) if read_unmarked else document
     return list(dict.fromkeys(" ".join(m.group(1).split()) for step in marked for m in _BOLD.finditer(step)))
 
 

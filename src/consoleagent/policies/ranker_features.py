@@ -20,7 +20,8 @@ from typing import Any
 
 from consoleagent.observation.types import Observation
 from consoleagent.documents.labels import mark_unmarked_labels
-from consoleagent.policies.candidates import Candidate, document_labels, goal_values, match_action, parameter_rows
+from consoleagent.policies.candidates import (Candidate, ParameterRow, document_labels, goal_values, match_action,
+                                              parameter_rows)
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
@@ -39,9 +40,9 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
                    "follower_pick", "follower_none")
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
-# reports became candidates; 3: the tables of documents that mark no label give values), so features cached by an
-# earlier version are computed anew.
-FEATURES_VERSION = 3
+# reports became candidates; 3: the tables of documents that mark no label give values; 4: a table's listed choices
+# give the value the goal names), so features cached by an earlier version are computed anew.
+FEATURES_VERSION = 4
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -61,17 +62,19 @@ def document_lines(document: list[str]) -> list[tuple[int, str]]:
     return out[:MAX_DOC_LINES]
 
 
-def table_examples(document: list[str]) -> dict[str, str]:
-    """The example value of each parameter-table row, by its label (casefolded)."""
-    return {label.casefold(): example for label, example in parameter_rows(document)}
+def table_rows(document: list[str]) -> dict[str, ParameterRow]:
+    """Each parameter-table row (its example and listed choices), by its label (casefolded)."""
+    return {row.label.casefold(): row for row in parameter_rows(document)}
 
 
 def expected_value(context: "EpisodeContext", field_name: str) -> str:
     """The value a person following the document would enter in this field: the goal's value of the
-    kind of the document's example (``GoalValues``, the documentation follower's rule)."""
+    kind of the document's example, or the choice of those the table lists that the goal names (``GoalValues``,
+    the documentation follower's rule)."""
     if field_name not in context.expected:
-        example = context.examples.get(" ".join(field_name.split()).casefold(), "")
-        context.expected[field_name] = GoalValues(context.goal).value_for(field_name, example) if field_name else ""
+        row = context.rows.get(" ".join(field_name.split()).casefold(), ParameterRow(field_name, ""))
+        context.expected[field_name] = (GoalValues(context.goal).value_for(field_name, row.example, row.options)
+                                        if field_name else "")
     return context.expected[field_name]
 
 
@@ -102,7 +105,7 @@ class EpisodeContext:
     identifiers: list[str] = field(default_factory=list)
     doc_text: str = ""
     line_words: list[set[str]] = field(default_factory=list)
-    examples: dict[str, str] = field(default_factory=dict)  # parameter-table label -> example value
+    rows: dict[str, ParameterRow] = field(default_factory=dict)  # parameter-table label -> its row
     expected: dict[str, str] = field(default_factory=dict)  # field name -> expected_value (memo)
     plan: list[PlanItem] = field(default_factory=list)  # the document's instructions, in order
 
@@ -111,7 +114,7 @@ class EpisodeContext:
         lines = document_lines(document)
         marked = mark_unmarked_labels(document) if read_unmarked else document
         return cls(goal=goal, document=list(document), lines=lines, line_words=[_words(text) for _, text in lines],
-                   examples=table_examples(document),
+                   rows=table_rows(document),
                    labels={label.casefold() for label in document_labels(marked, read_unmarked=False)},
                    values={v.casefold() for v in goal_values(goal)},
                    identifiers=[i.casefold() for i in goal_identifiers(goal)],
@@ -196,7 +199,7 @@ def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]
     value = (candidate.value or "").casefold() if candidate.kind in ("type", "select") else ""
     name_words = _words(name)
     expected = expected_value(context, mark.name).casefold() if value and mark is not None else ""
-    example = context.examples.get(name, "") if value else ""
+    example = context.rows[name].example if value and name in context.rows else ""
     where = mark.context.casefold() if mark is not None else ""
     where_words = _words(where)
     best_doc = max((_dice(name_words, words) for words in context.line_words), default=0.0) if name_words else 0.0

@@ -63,7 +63,8 @@ def test_a_plain_document_s_parameter_table_gives_the_values_it_gives_written_wi
     finish the rule. Header and separator rows are no parameters."""
     plain = restyle(RULE_WRITTEN, "plain")
     assert "**" not in "".join(plain)
-    assert parameter_rows(plain) == parameter_rows(RULE_WRITTEN) == [("Action", "Deny"), ("Port Range", "25/25")]
+    assert parameter_rows(plain) == parameter_rows(RULE_WRITTEN) == [("Action", "Deny", ("Allow", "Deny")),
+                                                                      ("Port Range", "25/25", ())]
     assert document_values(RULE_GOAL, plain) == document_values(RULE_GOAL, RULE_WRITTEN) == ["Deny", "25/25"]
     assert expected_value(EpisodeContext.build(RULE_GOAL, plain), "Port Range") == "25/25"
     page = Observation(url="http://c/ecs/sg", title="Security group", text="", goal=RULE_GOAL, document=plain,
@@ -71,6 +72,31 @@ def test_a_plain_document_s_parameter_table_gives_the_values_it_gives_written_wi
                               Mark(8, "combobox", "Action", tag="select", context='dialog "Add Outbound Rule"')])
     actions = [c.action for c in build_candidates(page)]
     assert 'type(7, "25/25")' in actions and 'select(8, "Deny")' in actions
+
+
+PROTOCOL_ROW = "| **Protocol** | **Custom TCP**, **Custom UDP**, **GRE** or **All**. | Custom TCP |"
+
+
+@pytest.mark.parametrize("style", ["as_written", "plain"])
+@pytest.mark.parametrize(("verb", "protocol", "action", "chosen"),
+                         [("denies", "UDP", "Deny", "Custom UDP"), ("allows", "TCP", "Allow", "Custom TCP")])
+def test_a_drop_down_gets_the_listed_choice_the_goal_names_not_the_example(style: str, verb: str, protocol: str,
+                                                                         action: str, chosen: str) -> None:
+    """Measured on ecs-sg-outbound-rule-03 and -05 (validation, session 53): for "denies UDP port 123" the values
+    were the table's examples, Deny and Custom TCP, so no candidate selected Custom UDP and the value the head is
+    told a person would enter was Custom TCP; for a rule that allows, it was Deny. The table lists the choices,
+    and the goal's word picks one, as the documentation follower reads it."""
+    document = restyle([RULE_WRITTEN[0], RULE_WRITTEN[1] + "\n" + PROTOCOL_ROW, RULE_WRITTEN[2]], style)
+    goal = f"In the security group ntp-client-sg, add an outbound rule that {verb} {protocol} port 123 to 0.0.0.0/0."
+    protocol_row = parameter_rows(document)[-1]
+    assert protocol_row[:2] == ("Protocol", "Custom TCP") and "Custom UDP" in protocol_row.options
+    assert document_values(goal, document) == [action, "123/123", chosen]
+    context = EpisodeContext.build(goal, document)
+    assert (expected_value(context, "Action"), expected_value(context, "Protocol")) == (action, chosen)
+    page = Observation(url="http://c/ecs/sg", title="Security group", text="", goal=goal, document=document,
+                       marks=[Mark(8, "combobox", "Action", tag="select"), Mark(9, "combobox", "Protocol", tag="select")])
+    actions = [c.action for c in build_candidates(page)]
+    assert f'select(8, "{action}")' in actions and f'select(9, "{chosen}")' in actions
 
 
 def test_a_long_parameter_table_leaves_room_for_the_prepared_resources() -> None:
