@@ -39,7 +39,10 @@ _CHANGE_FIELDS = re.compile(r"\b(?P<verb>change|modify|update|edit|specify|enter
                             r"|\b(?P<verb2>change|modify|update|edit|enter|specify|fill in)\s+the\s+\*\*[^*]+\*\*", re.I)
 _POSITION = re.compile(r"\s+to\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 _ON_OFF = {"yes", "no", "on", "off", "true", "false", "enabled", "disabled"}
-_WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text"), re.I)
+# "wait until the status changes from **Creating** to **Available**": the state it settles in, or the brief one before
+# it, shows the change happened (a busy machine's first look can come after the brief one is over)
+_WAIT = re.compile(r"\bwait\s+(?:until|for|till)\b[^*\n]*?" + _BOLD.format("text")
+                   + r"(?:\s+to\s+" + _BOLD.format("settled") + ")?", re.I)
 _CLICK = re.compile(rf"\b(?:click|choose|select|tap|press|hit|open|{CONFIRM_WITH})\s+(?:the\s+)?" + _BOLD.format("label"), re.I)
 # "click **Start**, **Stop** or **Restart**", "click the same button (**Start**, **Stop** or **Restart**)", "click
 # the button of the service: **SSH (22)**, ... or **RDP (3389)**": one of them, the one the goal asks for
@@ -109,7 +112,8 @@ class Instruction:
     unit: str | None = None  # "Mbps" of "5 Mbps"
     amount: str | None = None  # "5" of "5 Mbps": what a numeric field takes
     options: list[str] = field(default_factory=list)  # choose: the labels its instruction names; fill: the listed
-    # choices; click: the labels of "click A, B or C", one of which the goal asks for
+    # choices; click: the labels of "click A, B or C", one of which the goal asks for; wait_for: the state before
+    # the one waited for ("changes from **Creating** to **Available**"), which shows the change as well
     candidates: list[str] = field(default_factory=list)  # find: labels that would do (a dialog's save buttons)
     searched: bool = False  # a missing label was looked for beyond this page already
     sentence: str = ""  # the whole sentence it came from (what the action is for: "to add an option/value pair")
@@ -301,7 +305,9 @@ def sentence_instructions(line: str) -> list[Instruction]:
         labels = [label.strip() for label in BOLD.findall(m.group("labels"))]
         claim(m, Instruction("click", labels[0], text=m.group(0), options=labels))
     for m in _WAIT.finditer(line):
-        claim(m, Instruction("wait_for", m.group("text").strip(), text=m.group(0)))
+        settled = m.group("settled")
+        target, options = (settled.strip(), [m.group("text").strip()]) if settled else (m.group("text").strip(), [])
+        claim(m, Instruction("wait_for", target, text=m.group(0), options=options))
     for m in _CLICK.finditer(line):
         claim(m, Instruction("click", m.group("label").strip(), text=m.group(0)))
     for m in _OPEN_BY_NAME.finditer(line):

@@ -698,7 +698,8 @@ class DocFollowerPolicy(Choices, Detours):
         return found
 
     def _wait_for(self, ins: Instruction, obs: Observation) -> Decision | None:
-        if re.search(rf"\b{re.escape(normalize(ins.target))}\b", normalize(obs.text)):
+        shown = normalize(obs.text)
+        if any(re.search(rf"\b{re.escape(normalize(state))}\b", shown) for state in [ins.target, *ins.options]):
             self.queue.popleft()
             return None
         if ins.waits >= self.max_waits:
