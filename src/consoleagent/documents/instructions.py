@@ -18,7 +18,7 @@ from typing import Literal
 
 from consoleagent.documents.cells import table_parameters
 from consoleagent.documents.fields import CHOICE_INTRO, FIELD_PATTERNS, described_field
-from consoleagent.documents.labels import BOLD, CONFIRM_WITH, bold_labels, console_named, listed_choices, strip_markup
+from consoleagent.documents.labels import BOLD, CONFIRM_WITH, console_named, described_choices, strip_markup
 from consoleagent.documents.model import FieldSpec
 from consoleagent.documents.procedure import parse_pipe_table
 
@@ -249,7 +249,7 @@ def field_instruction(spec: FieldSpec) -> Instruction | None:
     if value.kind == "instruction":
         return Instruction("choose", spec.label, value.text, text=text, options=list(value.options), condition=when)
     return Instruction("fill", spec.label, value.text, text=text, unit=value.unit, amount=value.amount, condition=when,
-                       options=bold_labels(spec.description or "") or listed_choices(spec.description or ""),
+                       options=described_choices(spec.description or ""),
                        reveals=revealed_fields(spec.description or ""))
 
 

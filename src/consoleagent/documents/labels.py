@@ -99,6 +99,13 @@ def listed_choices(text: str) -> list[str]:
     return []
 
 
+def described_choices(description: str) -> list[str]:
+    """The choices a field's description offers: the labels it marks ("**Allow** accepts ...; **Deny** drops it."),
+    else those it lists in plain words after a colon (``listed_choices``). The documentation follower's instructions
+    and the ranker's parameter rows read a description this one way."""
+    return bold_labels(description) or listed_choices(description)
+
+
 def navigation_paths(text: str) -> list[list[str]]:
     """Every menu path of canonical text as its labels: ``**A** > **B**`` → ["A", "B"]."""
     return [[label.strip() for label in BOLD.findall(m.group(0))] for m in NAV_PATH.finditer(text)]

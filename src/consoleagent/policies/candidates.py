@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from consoleagent.actions.spec import Action
-from consoleagent.documents.labels import bold_labels, listed_choices, mark_unmarked_labels
+from consoleagent.documents.labels import described_choices, mark_unmarked_labels
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
@@ -138,9 +138,8 @@ def parameter_rows(document: list[str]) -> list[ParameterRow]:
             header = index + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[index + 1])
             example = row.group("example").strip("* ") if row else ""
             if row and not header and example and example.casefold() != "example":
-                described = row.group("description")
-                options = bold_labels(described) or listed_choices(described)
-                rows.append(ParameterRow(" ".join(row.group("label").split()), example, tuple(options)))
+                options = tuple(described_choices(row.group("description")))
+                rows.append(ParameterRow(" ".join(row.group("label").split()), example, options))
     return rows
 
 

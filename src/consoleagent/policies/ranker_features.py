@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consoleagent.observation.types import Observation
-from consoleagent.documents.labels import mark_unmarked_labels
-from consoleagent.policies.candidates import (Candidate, ParameterRow, document_labels, goal_values, match_action,
-                                              parameter_rows)
+from consoleagent.policies.candidates import (Candidate, ParameterRow, document_labels, goal_values, marked_document,
+                                              match_action, parameter_rows)
 from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
@@ -112,7 +111,7 @@ class EpisodeContext:
     @classmethod
     def build(cls, goal: str, document: list[str], read_unmarked: bool = False) -> "EpisodeContext":
         lines = document_lines(document)
-        marked = mark_unmarked_labels(document) if read_unmarked else document
+        marked = list(marked_document(document)) if read_unmarked else document
         return cls(goal=goal, document=list(document), lines=lines, line_words=[_words(text) for _, text in lines],
                    rows=table_rows(document),
                    labels={label.casefold() for label in document_labels(marked, read_unmarked=False)},
