@@ -43,8 +43,9 @@ from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
-                                              left_unchanged, named_by_goal, option_by_purpose,
-                                              option_in_goal, purpose_stated, related_values, resource_hints, row_hints)
+                                              left_unchanged, named_by_goal,
+                                              option_in_goal, purpose_stated, related_values, resource_hints, row_hints,
+                                              with_goal_values)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -191,24 +192,7 @@ class DocFollowerPolicy(Choices, Detours):
         return self.step if self.step and (self.borrowed_at is None or self.step <= self.borrowed_at) else None
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
-        """Typed and chosen values come from the goal where it names one of the same kind; a "change the
-        parameters" table sets only what the goal changes; of "click **Start**, **Stop** or **Restart**" the
-        button the goal asks for ("Stop the instances ...") or whose purpose it states."""
-        valued = []
-        for i in instructions:
-            if i.kind in ("fill", "select") and left_empty(i.target, self.goal):
-                continue  # "... and leaves the rule description empty": the example is not typed
-            if i.kind in ("fill", "select") and i.changes_only:  # "change the parameters": only what the goal changes
-                value = self.values.changed_value(i.target, i.value, i.options)
-                valued += [replace(i, value=value)] if value is not None else []
-            elif i.kind in ("fill", "select") and i.value:
-                valued.append(replace(i, value=self.values.value_for(i.target, i.value, i.options)))
-            elif i.kind == "click" and i.options:
-                chosen = option_in_goal(i.options, self.goal) or option_by_purpose(i.options, i.text, self.goal)
-                valued.append(replace(i, target=chosen or i.target))
-            else:
-                valued.append(i)
-        return valued
+        return with_goal_values(instructions, self.goal, self.values)
 
     # -- bookkeeping ----------------------------------------------------------------------------
 

@@ -14,10 +14,15 @@ from __future__ import annotations
 import ipaddress
 import itertools
 import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from consoleagent.documents.labels import PARENTHESIS, STOPWORDS, terms
 from consoleagent.policies.docfollow.goal_fields import goal_identifiers, root, stem
 from consoleagent.policies.docfollow.goal_fields import names as names_whole
+
+if TYPE_CHECKING:
+    from consoleagent.documents.instructions import Instruction
 
 SHAPES = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}\b"),  # CIDR block
@@ -331,6 +336,30 @@ def left_empty(label: str, goal: str) -> bool:
         return False
     return any(stem(words[-1]) in {stem(w) for w in (m.group("what") or m.group("none")).split()}
                for m in _EMPTY.finditer(goal or ""))
+
+
+def with_goal_values(instructions: list[Instruction], goal: str, values: GoalValues | None = None) -> list[Instruction]:
+    """The document's instructions as a person with this goal performs them: typed and chosen values come
+    from the goal where it names one of the same kind (or one of the choices the document lists); a field the
+    goal leaves empty is not filled; a "change the parameters" table sets only what the goal changes; of
+    "click **Start**, **Stop** or **Restart**" the button the goal asks for or whose purpose it states. One
+    reading for the documentation follower and for the ranker's document plan, so the two cannot disagree."""
+    values = values or GoalValues(goal)
+    valued: list[Instruction] = []
+    for i in instructions:
+        if i.kind in ("fill", "select") and left_empty(i.target, goal):
+            continue  # "... and leaves the rule description empty": the example is not typed
+        if i.kind in ("fill", "select") and i.changes_only:  # "change the parameters": only what the goal changes
+            value = values.changed_value(i.target, i.value, i.options)
+            valued += [replace(i, value=value)] if value is not None else []
+        elif i.kind in ("fill", "select") and i.value:
+            valued.append(replace(i, value=values.value_for(i.target, i.value, i.options)))
+        elif i.kind == "click" and i.options:
+            chosen = option_in_goal(i.options, goal) or option_by_purpose(i.options, i.text, goal)
+            valued.append(replace(i, target=chosen or i.target))
+        else:
+            valued.append(i)
+    return valued
 
 
 def free_block(within: list[str] | tuple[str, ...], taken: list[str] | tuple[str, ...] = (), prefix: int = 24) -> str | None:

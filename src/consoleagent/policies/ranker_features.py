@@ -21,7 +21,7 @@ from typing import Any
 from consoleagent.observation.types import Observation
 from consoleagent.policies.candidates import (Candidate, ParameterRow, document_labels, goal_values, marked_document,
                                               match_action, parameter_rows)
-from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers
+from consoleagent.policies.goal_values import SHAPES, GoalValues, goal_identifiers, with_goal_values
 
 KINDS = ("click", "type", "select", "check", "uncheck", "scroll", "back", "wait", "task_complete", "task_unachievable")
 # Kinds only the follower's proposal brings (``candidates.with_proposal``), counted as the kind they act like:
@@ -40,8 +40,9 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
 # reports became candidates; 3: the tables of documents that mark no label give values; 4: a table's listed choices
-# give the value the goal names), so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 4
+# give the value the goal names; 5: the document's plan is the follower's reading of the goal, ``with_goal_values``),
+# so features cached by an earlier version are computed anew.
+FEATURES_VERSION = 5
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -252,11 +253,11 @@ def document_plan(goal: str, document: list[str]) -> list[PlanItem]:
     values = GoalValues(goal)
     plan: list[PlanItem] = []
     for step in document:
-        for ins in instructions_from(step):
+        for ins in with_goal_values(instructions_from(step), goal, values):
             if ins.kind == "navigate":
                 plan += [PlanItem("click", _norm(label)) for label in ins.path or [ins.target]]
             elif ins.kind in _PLAN_KINDS and ins.target:
-                value = values.value_for(ins.target, ins.value) if ins.kind in ("fill", "select") and ins.value else ""
+                value = ins.value if ins.kind in ("fill", "select") else ""
                 plan.append(PlanItem(_PLAN_KINDS[ins.kind], _norm(ins.target), _norm(value)))
     return plan
 

@@ -229,6 +229,27 @@ def test_the_documents_plan_says_which_instruction_comes_next() -> None:
     assert plan_progress(plan, ['click link "Help"'])[1] == 0  # an action off the plan moves nothing
 
 
+def test_the_documents_plan_has_the_values_and_buttons_the_follower_would_use() -> None:
+    """The plan is the follower's reading of the goal (``goal_values.with_goal_values``): found where the plan
+    still said Start for a goal that stops instances, Deny for a rule that allows, and set every field of a
+    "change the parameters" table the goal leaves as it is."""
+    from consoleagent.policies.ranker_features import document_plan
+
+    batch = document_plan("Stop the ECS instances shop-web-a and shop-web-b in one batch operation.",
+                          ["Above the list, click **Start**, **Stop** or **Restart**."])
+    assert [(p.kind, p.target) for p in batch] == [("click", "stop")]
+    rule = document_plan("Add an outbound rule that allows TCP port 443 to 10.0.0.0/8.",
+                         ["Configure the rule.\n| Parameter | Description | Example |\n| --- | --- | --- |\n"
+                          "| **Action** | **Allow** accepts the traffic; **Deny** drops it. | Deny |"])
+    assert [(p.target, p.value) for p in rule] == [("action", "allow")]
+    change = document_plan("Change the inbound rule for TCP port 8080 so that it applies to port range 9443/9443 "
+                           "instead; keep everything else as it is.",
+                           ["In the **Modify Rule** dialog box, change the parameters.\n| Parameter | Description | "
+                            "Example |\n| --- | --- | --- |\n| **Priority** | 1 to 100. | 5 |\n"
+                            "| **Port Range** | The new start and end port. | 8443/8443 |", "Click **Save**."])
+    assert [(p.kind, p.target, p.value) for p in change] == [("set", "port range", "9443 9443"), ("click", "save", "")]
+
+
 def test_the_followers_proposal_is_a_feature_of_the_candidate_it_names(observation: Observation, encoder: Any) -> None:
     from consoleagent.policies.follower_shadow import FollowerShadow
     from consoleagent.policies.ranker_features import SCALAR_FEATURES, EpisodeContext, features, proposed_index
