@@ -192,7 +192,7 @@ class DocFollowerPolicy(Choices, Detours):
         return self.step if self.step and (self.borrowed_at is None or self.step <= self.borrowed_at) else None
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
-        return with_goal_values(instructions, self.goal, self.values)
+        return with_goal_values(instructions, self.values)
 
     # -- bookkeeping ----------------------------------------------------------------------------
 

@@ -338,13 +338,14 @@ def left_empty(label: str, goal: str) -> bool:
                for m in _EMPTY.finditer(goal or ""))
 
 
-def with_goal_values(instructions: list[Instruction], goal: str, values: GoalValues | None = None) -> list[Instruction]:
+def with_goal_values(instructions: list[Instruction], values: GoalValues) -> list[Instruction]:
     """The document's instructions as a person with this goal performs them: typed and chosen values come
     from the goal where it names one of the same kind (or one of the choices the document lists); a field the
     goal leaves empty is not filled; a "change the parameters" table sets only what the goal changes; of
     "click **Start**, **Stop** or **Restart**" the button the goal asks for or whose purpose it states. One
-    reading for the documentation follower and for the ranker's document plan, so the two cannot disagree."""
-    values = values or GoalValues(goal)
+    reading for the documentation follower and for the ranker's document plan, so the two cannot disagree.
+    ``values`` is the episode's one ``GoalValues``: each goal value is used once, in document order."""
+    goal = values.goal
     valued: list[Instruction] = []
     for i in instructions:
         if i.kind in ("fill", "select") and left_empty(i.target, goal):

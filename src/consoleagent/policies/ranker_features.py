@@ -253,7 +253,7 @@ def document_plan(goal: str, document: list[str]) -> list[PlanItem]:
     values = GoalValues(goal)
     plan: list[PlanItem] = []
     for step in document:
-        for ins in with_goal_values(instructions_from(step), goal, values):
+        for ins in with_goal_values(instructions_from(step), values):
             if ins.kind == "navigate":
                 plan += [PlanItem("click", _norm(label)) for label in ins.path or [ins.target]]
             elif ins.kind in _PLAN_KINDS and ins.target:
