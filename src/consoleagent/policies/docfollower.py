@@ -43,9 +43,8 @@ from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
-                                              left_unchanged, named_by_goal,
-                                              option_in_goal, purpose_stated, related_values, resource_hints, row_hints,
-                                              with_goal_values)
+                                              left_unchanged, named_by_goal, option_in_goal, purpose_stated, related_values,
+                                              resource_hints, row_hints, with_goal_values)
 
 __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from", "normalize"]
 
@@ -192,6 +191,8 @@ class DocFollowerPolicy(Choices, Detours):
         return self.step if self.step and (self.borrowed_at is None or self.step <= self.borrowed_at) else None
 
     def _with_goal_values(self, instructions: list[Instruction]) -> list[Instruction]:
+        """``goal_values.with_goal_values`` for the ``Detours`` mixin, which cannot import ``goal_values`` itself:
+        ``goal_values`` imports from ``docfollow``, and the import contract forbids the cycle."""
         return with_goal_values(instructions, self.values)
 
     # -- bookkeeping ----------------------------------------------------------------------------
