@@ -4,10 +4,12 @@ Each example is one teacher step (``ranker_data``): the feature rows of every ca
 would have listed and the index of the teacher's action. The loss is the cross-entropy of the
 softmax over that step's candidates (listwise: every other candidate of the page is a negative,
 never a sampled few). The encoder stays frozen, so features are computed once per episode and
-cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU. Validation
-(documents no training example comes from: a seeded share of the collection's, and those of the validation split's
-collections, ``val_collection``) reports the loss and top-1 accuracy, the share of steps where the head's best candidate is the teacher's action; the head
-with the lowest validation loss is kept as ``final/`` (the last one without validation data).
+cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes seconds on a CPU.
+
+Validation is on documents no training example comes from: a seeded share of the collection's, and those of the
+validation split's collections (``val_collection``). It reports the loss and top-1 accuracy, the share of steps where
+the head's best candidate is the teacher's action. The head with the lowest validation loss (with ``ema_decay``, the
+moving average of the weights) is kept as ``final/`` (the last one without validation data).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class RankerSFTConfig:
     val_fraction: float = 0.15  # share of the collection's documents held out for validation
     val_collection: str | list[str] = ""  # teacher collections of the validation split (consoleagent collect --tasks
     # split=val): their steps validate too, on documents no training task uses (ranker_data.build_ranker_data)
+    ema_decay: float = 0.0  # > 0: the head validated and kept is an exponential moving average of the weights, updated
+    # after every optimiser step with this decay (torch.optim.swa_utils); no better on validation (BENCHMARKS.md,
+    # session 55)
     seed: int = 0
 
     @property
@@ -75,6 +80,8 @@ class RankerSFTConfig:
         if self.read_unmarked and self.model:
             raise ValueError("ranker SFT config: read_unmarked goes with a new head (model: null); a head keeps the "
                              "reading it was trained with (read_unmarked in its ranker.json)")
+        if not 0 <= self.ema_decay < 1:
+            raise ValueError(f"ranker SFT config: ema_decay must be in [0, 1), got {self.ema_decay}")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
 
@@ -137,6 +144,7 @@ def load_examples(config: RankerSFTConfig, out: Path, read_unmarked: bool = Fals
 def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
     """Train the head; write ``final/``, ``metrics.json``, ``log.jsonl`` and ``run_config.json``."""
     import torch
+    from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
     from consoleagent.policies.ranker import build_head, load_head, save_head
 
@@ -157,6 +165,8 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
                                                       read_unmarked=read_unmarked)
     base = {"train": evaluate(head, data.train), "val": evaluate(head, data.val)}
     optimizer = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    averaged = AveragedModel(head, multi_avg_fn=get_ema_multi_avg_fn(config.ema_decay), use_buffers=True) \
+        if config.ema_decay else None
     best: tuple[float, int] | None = None
     rows = []
     log = (out / "log.jsonl").open("w", encoding="utf-8")
@@ -170,15 +180,18 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            if averaged is not None:
+                averaged.update_parameters(head)
         head.eval()
-        row = {"epoch": epoch, "train": evaluate(head, data.train), "val": evaluate(head, data.val)}
+        kept = averaged.module if averaged is not None else head
+        row = {"epoch": epoch, "train": evaluate(kept, data.train), "val": evaluate(kept, data.val)}
         rows.append(row)
         log.write(json.dumps(row) + "\n")
         log.flush()
         score = -(row["val"] or row["train"])["loss"]  # a hundred validation steps move accuracy in 1% jumps; loss is smooth
         if best is None or score > best[0] or not data.val:
             best = (score, epoch)
-            save_head(head, out / "final", {"trained": "sft", "epoch": epoch, "collection": ", ".join(Path(c).name for c in config.collections)})
+            save_head(kept, out / "final", {"trained": "sft", "epoch": epoch, "collection": ", ".join(Path(c).name for c in config.collections)})
     log.close()
     final = load_head(out / "final")
     metrics = {"examples": data.counts, "val_documents": data.val_documents, "base": base,

