@@ -2,42 +2,24 @@
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from consoleagent.bench.results import FORMAT, FORMAT_VERSION
+from tests.consoleagent.bench.scripts import ROOT, load_bench_script, write_results
 
-ROOT = Path(__file__).resolve().parents[3]
 BENCH = ROOT / "bench" / "paired_seeds.py"
 SESSION54 = ROOT / "bench" / "results" / "2026-11-30-session54"
 SESSION55 = ROOT / "bench" / "results" / "2026-11-30-session55"
 
 
-def load_bench():  # noqa: ANN201 - a module loaded from its path
-    spec = importlib.util.spec_from_file_location("paired_seeds", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def results(folder: Path, passes: dict[str, float]) -> Path:
-    folder.mkdir(parents=True)
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "tasks": [{"id": task, "pass1": value} for task, value in passes.items()]}
-    (folder / "results.json").write_text(json.dumps(document), encoding="utf-8")
-    return folder
-
-
 def test_each_candidate_is_measured_against_its_own_baseline_on_the_tasks_every_pair_scored(tmp_path: Path) -> None:
-    bench = load_bench()
+    bench = load_bench_script("paired_seeds")
     # seed 0 starts weak and gains task b; seed 1 starts strong and keeps it. Task c is scored by seed 0 only.
-    pairs = [(results(tmp_path / "sft0", {"a": 1.0, "b": 0.0, "c": 0.0}), results(tmp_path / "rl0", {"a": 1.0, "b": 1.0, "c": 1.0})),
-             (results(tmp_path / "sft1", {"a": 1.0, "b": 1.0}), results(tmp_path / "rl1", {"a": 1.0, "b": 1.0}))]
+    pairs = [(write_results(tmp_path / "sft0", {"a": 1.0, "b": 0.0, "c": 0.0}), write_results(tmp_path / "rl0", {"a": 1.0, "b": 1.0, "c": 1.0})),
+             (write_results(tmp_path / "sft1", {"a": 1.0, "b": 1.0}), write_results(tmp_path / "rl1", {"a": 1.0, "b": 1.0}))]
     interval = bench.paired_gain(pairs, resamples=2000)
     assert interval.n == 2 and interval.estimate == pytest.approx(0.25)  # (0 + 1 + 0 + 0) / 4, c left out
     assert interval.low == pytest.approx(0.0) and interval.high == pytest.approx(1.0)
@@ -47,7 +29,7 @@ def test_each_candidate_is_measured_against_its_own_baseline_on_the_tasks_every_
 
 
 def test_a_malformed_pair_is_refused_naming_it() -> None:
-    bench = load_bench()
+    bench = load_bench_script("paired_seeds")
     with pytest.raises(Exception, match="'only-one-path': expected BASELINE_RESULTS:CANDIDATE_RESULTS"):
         bench._pair("only-one-path")
 

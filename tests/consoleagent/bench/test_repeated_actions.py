@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 from consoleagent.observation.types import HistoryEntry, Observation
-
-ROOT = Path(__file__).resolve().parents[3]
-BENCH = ROOT / "bench" / "repeated_actions.py"
-
-
-def load_bench():  # noqa: ANN201 - a module loaded from its path
-    spec = importlib.util.spec_from_file_location("repeated_actions", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.consoleagent.bench.scripts import load_bench_script
 
 
 def rendered(text: str, error: str | None = None, step: int = 1) -> str:
@@ -37,7 +27,7 @@ def trajectory(path: Path, steps: list[tuple[str, str]]) -> Path:
 
 
 def test_counts_an_action_repeated_on_the_same_page_and_nothing_else(tmp_path: Path) -> None:
-    bench = load_bench()
+    bench = load_bench_script("repeated_actions")
     dialog, refused = "[2] button OK", "[2] button OK\n! Please select an option."
     looped = [(rendered(dialog, step=1), "click(2)"), (rendered(refused, step=2), "click(2)"),
               (rendered(refused, step=3), "click(2)"), (rendered(refused, step=4), "click(2)"),

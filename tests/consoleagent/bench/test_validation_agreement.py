@@ -2,44 +2,26 @@
 
 from __future__ import annotations
 
-import importlib.util
-import json
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("scipy")  # the rank correlation; installed with the train extra
 
-from consoleagent.bench.results import FORMAT, FORMAT_VERSION, load_results, task_pass1
+from consoleagent.bench.results import load_results, task_pass1
+from tests.consoleagent.bench.scripts import ROOT, load_bench_script, write_results
 
-ROOT = Path(__file__).resolve().parents[3]
-BENCH = ROOT / "bench" / "validation_agreement.py"
 SESSION42 = ROOT / "bench" / "results" / "2026-11-28-session42"
 SESSION48 = ROOT / "bench" / "results" / "2026-11-29-session48"
 
 
-def load_bench():  # noqa: ANN201 - a module loaded from its path
-    spec = importlib.util.spec_from_file_location("validation_agreement", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def results(folder: Path, passes: dict[str, float]) -> Path:
-    folder.mkdir(parents=True)
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "tasks": [{"id": task, "pass1": value} for task, value in passes.items()]}
-    (folder / "results.json").write_text(json.dumps(document), encoding="utf-8")
-    return folder
-
-
 def test_a_split_that_orders_heads_as_held_out_does_scores_one_and_its_subset_is_scored_apart(tmp_path: Path) -> None:
-    bench = load_bench()
+    bench = load_bench_script("validation_agreement")
     # three heads: validation tasks a, b, c; the subset is {a}, on which the heads tie the other way round
     val = {"weak": {"a": 1.0, "b": 0.0, "c": 0.0}, "middle": {"a": 0.0, "b": 1.0, "c": 0.0},
            "strong": {"a": 0.0, "b": 1.0, "c": 1.0}}
     held = {"weak": {"x": 0.0, "y": 0.0}, "middle": {"x": 1.0, "y": 0.0}, "strong": {"x": 1.0, "y": 1.0}}
-    pairs = [(name, results(tmp_path / f"val-{name}", val[name]), results(tmp_path / f"held-{name}", held[name]))
+    pairs = [(name, write_results(tmp_path / f"val-{name}", val[name]), write_results(tmp_path / f"held-{name}", held[name]))
              for name in val]
     rows, rho = bench.agreement(pairs, subset={"a"})
     assert [r["val"] for r in rows] == pytest.approx([1 / 3, 1 / 3, 2 / 3])
@@ -51,13 +33,13 @@ def test_a_split_that_orders_heads_as_held_out_does_scores_one_and_its_subset_is
 
 
 def test_a_malformed_pair_is_refused_naming_it() -> None:
-    bench = load_bench()
+    bench = load_bench_script("validation_agreement")
     with pytest.raises(Exception, match="'seed1=only-one-path': expected NAME=VAL_RESULTS:HELD_OUT_RESULTS"):
         bench._pair("seed1=only-one-path")
 
 
 def test_the_committed_session48_table_is_what_its_results_give() -> None:
-    bench = load_bench()
+    bench = load_bench_script("validation_agreement")
     old_split = set(task_pass1(load_results(SESSION42 / "plain-val-sft")))
     rows, _ = bench.agreement([("sft", SESSION48 / "val44-sft", SESSION42 / "plain-test-sft")], old_split)
     committed = (SESSION48 / "validation-agreement.md").read_text(encoding="utf-8").splitlines()
