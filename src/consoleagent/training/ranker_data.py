@@ -105,11 +105,13 @@ def build_ranker_data(results_dir: str | Path | list[str | Path], *, encoder: An
     kept_episodes, taught, specs = preferred_episodes(directories, specs)
     documents = sorted({_document_of(specs[e.task_id]) for e in kept_episodes})
     val_documents = split_documents(documents, val_fraction, seed)
-    val_episodes, _, specs = preferred_episodes(val_dirs, specs, split="val") if val_dirs else ([], {}, specs)
-    shared = sorted(set(documents) & {_document_of(specs[e.task_id]) for e in val_episodes})
-    if shared:
-        raise ValueError(f"validation collections {', '.join(map(str, val_dirs or []))} use training documents "
-                         f"({', '.join(shared[:5])}): validation would not be on unseen documents")
+    val_episodes: list[Any] = []
+    if val_dirs:
+        val_episodes, _, specs = preferred_episodes(val_dirs, specs, split="val")
+        shared = sorted(set(documents) & {_document_of(specs[e.task_id]) for e in val_episodes})
+        if shared:
+            raise ValueError(f"validation collections {', '.join(map(str, val_dirs))} use training documents "
+                             f"({', '.join(shared[:5])}): validation would not be on unseen documents")
     data = RankerData(val_documents=sorted({*val_documents, *(_document_of(specs[e.task_id]) for e in val_episodes)}))
     counts: Counter[str] = Counter()
     cache = {} if cache is None else cache
@@ -211,7 +213,7 @@ def preferred_episodes(directories: list[str | Path], specs: dict[str, Any] | No
     return kept, taught, specs or {}
 
 
-def _split_episodes(results_dir: str | Path, specs: dict[str, Any] | None, split: str = "train"
+def _split_episodes(results_dir: str | Path, specs: dict[str, Any] | None, split: str
                     ) -> tuple[list[Any], dict[str, Any]]:
     """A collection's episodes that pass the task filter, refusing any of a task outside the suite's ``split``
     (training data from the train split, validation data from the val split: never the held-out test split)."""
