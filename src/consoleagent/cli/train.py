@@ -1,4 +1,5 @@
-"""``consoleagent train sft | grpo``: each reads a YAML config (the dataclass's fields), then flags override it.
+"""``consoleagent train sft | grpo | select``: sft and grpo each read a YAML config (the dataclass's fields), then flags
+override it; select chooses among trained ranker heads by validation episodes.
 
 Common fields have their own flags; any other field is set with ``--set key=value`` (the value read as
 YAML, so ``--set lora='{r: 8}'`` works). ``--resume last`` (or a checkpoint directory) continues a run.
@@ -11,6 +12,10 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+
+from consoleagent.cli.console_choice import CONSOLE_HELP
+from consoleagent.cli.tasks import DOCUMENT_STYLE_HELP
+from consoleagent.documents.restyle import AS_WRITTEN
 
 train_app = typer.Typer(help="Train the local policy: SFT on samples (TRL), then step-level GRPO in the live console.",
                         no_args_is_help=True)
@@ -162,3 +167,61 @@ def grpo(
               + (f" (sampled {summary['best_val_sampled']}, pooled {summary['best_val_pooled']}; chosen by "
                  f"{summary['val_select']})" if summary.get("best_val_sampled") is not None else ""))
     out.print(f"log: {Path(run_config.output_dir) / 'log.jsonl'}; curves: {summary['curves']}; model: {summary['final_model']}")
+
+
+@train_app.command("select")
+def select(
+    candidates: list[Path] = typer.Argument(..., exists=True, file_okay=False,
+                                            help="Heads to choose among: an SFT run's directory (the heads of its "
+                                                 "keep_epochs) or head directories, in order of preference for ties."),
+    tasks: str = typer.Option("split=val", "--tasks", "-t", help="The validation tasks (never the held-out split)."),
+    output_dir: Path = typer.Option(..., "--out", "-o", help="Where each candidate's benchmark run, selection.json "
+                                                             "and selected/ (a copy of the chosen head) go. Rerun to resume."),
+    runs: int = typer.Option(1, min=1, help="Episodes per task and candidate (a greedy ranker repeats itself: 1)."),
+    workers: int = typer.Option(1, min=1, help="Worker processes, each with its own Chromium."),
+    console: str = typer.Option("stratus", "--console", help=CONSOLE_HELP),
+    policy_option: list[str] = typer.Option([], "--policy-option", "-O",
+                                            help="key=value for the ranker beside its model, repeatable (e.g. -O max_steps=30)."),
+    document_style: str = typer.Option(AS_WRITTEN, help=DOCUMENT_STYLE_HELP),
+) -> None:
+    """Choose a ranker head by validation episodes: play each candidate on the validation tasks and keep the one that passes most.
+
+    The step-level loss `train sft` keeps its head by does not follow how a head acts on documents written without
+    markup (BENCHMARKS.md, session 56); train with `--set keep_epochs='[6, 12, 18]'` and choose here. Of heads that
+    pass as many episodes, the first given wins (an SFT run's earliest epoch).
+    """
+    from consoleagent.bench.harness import BenchConfig, BenchConfigError, command_line
+    from consoleagent.bench.parallel import BenchError
+    from consoleagent.cli.bench import policy_options_of
+    from consoleagent.cli.console_choice import console_options, tasks_root
+    from consoleagent.cli.tasks import load_selected
+    from consoleagent.training.select_head import SelectionError, candidate_heads, check_not_held_out, select_head
+
+    try:
+        heads = candidate_heads(candidates)
+        options = policy_options_of("ranker", [*policy_option, f"model={heads[0]}"])
+        template = BenchConfig(results_dir=output_dir, policy="ranker", policy_options=options, runs=runs,
+                               workers=workers, selector=tasks, console=console,
+                               console_options=console_options(console, time_scale=50.0 if console == "stratus" else None),
+                               plots=False, command=command_line(), document_style=document_style)
+        specs = load_selected(tasks, tasks_root(console, None))
+        check_not_held_out(specs)
+    except ValueError as exc:  # SelectionError, a policy option, a console choice or a style
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+    def candidate_done(row: dict[str, Any]) -> None:
+        lost = f", {row['env_errors']} lost to the environment" if row["env_errors"] else ""
+        out.print(f"{row['head']}: {row['passed']} of {row['episodes']} passed{lost}")
+
+    out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s)")
+    try:
+        selection = select_head(heads, template, specs, output_dir, on_candidate=candidate_done)
+    except (SelectionError, BenchConfigError) as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except BenchError as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(1) from None
+    out.print(f"chosen: {selection['chosen']}; copied to {selection['selected']}; "
+              f"{Path(output_dir) / 'selection.json'}")

