@@ -198,6 +198,8 @@ def select(
     from consoleagent.training.select_head import SelectionError, candidate_heads, check_not_held_out, select_head
 
     try:
+        if any(pair.split("=", 1)[0].strip() == "model" for pair in policy_option):
+            raise SelectionError("-O model: the candidates are the models (give them as arguments)")
         heads = candidate_heads(candidates)
         options = policy_options_of("ranker", [*policy_option, f"model={heads[0]}"])
         template = BenchConfig(results_dir=output_dir, policy="ranker", policy_options=options, runs=runs,

@@ -64,3 +64,6 @@ def test_the_held_out_split_and_a_directory_without_heads_are_refused(tmp_path: 
                               capture_output=True, text=True, timeout=120)
     assert held_out.returncode == 2 and "are held out (split test" in held_out.stderr
     assert not (tmp_path / "o").exists()  # refused before any episode
+    chosen_model = subprocess.run(select_command(str(PACKAGED_HEAD), "-O", "model=base", "--out", str(tmp_path / "o")),
+                                  capture_output=True, text=True, timeout=120)
+    assert chosen_model.returncode == 2 and "-O model: the candidates are the models" in chosen_model.stderr
