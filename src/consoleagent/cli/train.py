@@ -195,7 +195,8 @@ def select(
     from consoleagent.cli.bench import policy_options_of
     from consoleagent.cli.console_choice import console_options, tasks_root
     from consoleagent.cli.tasks import load_selected
-    from consoleagent.training.select_head import SelectionError, candidate_heads, check_not_held_out, select_head
+    from consoleagent.training.select_head import (SelectionError, candidate_heads, check_not_held_out, run_name,
+                                                   select_head)
 
     try:
         if any(pair.split("=", 1)[0].strip() == "model" for pair in policy_option):
@@ -212,18 +213,31 @@ def select(
         err.print(f"[red]{exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
 
-    def candidate_done(row: dict[str, Any]) -> None:
-        lost = f", {row['env_errors']} lost to the environment" if row["env_errors"] else ""
-        out.print(f"{row['head']}: {row['passed']} of {row['episodes']} passed{lost}")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s)")
-    try:
-        selection = select_head(heads, template, specs, output_dir, on_candidate=candidate_done)
-    except (SelectionError, BenchConfigError) as exc:
-        err.print(f"[red]{exc}[/red]", soft_wrap=True)
-        raise typer.Exit(2) from None
-    except BenchError as exc:
-        err.print(f"[red]{exc}[/red]", soft_wrap=True)
-        raise typer.Exit(1) from None
+    from consoleagent.rollout.ledger import RunLedger
+
+    ledgers = [RunLedger(output_dir / run_name(head) / "ledger.jsonl") for head in heads]
+    remaining = sum(not ledger.done(f"{spec.id}#{r}") for ledger in ledgers for spec in specs for r in range(runs))
+    out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s); {remaining} episode(s) to run")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=out) as progress:
+        bar = progress.add_task("validation episodes", total=remaining)
+
+        def candidate_done(row: dict[str, Any]) -> None:
+            lost = f", {row['env_errors']} lost to the environment" if row["env_errors"] else ""
+            progress.console.print(f"{row['head']}: {row['passed']} of {row['episodes']} passed{lost}")
+
+        try:
+            selection = select_head(heads, template, specs, output_dir, on_candidate=candidate_done,
+                                    on_record=lambda record: progress.advance(bar))
+        except (SelectionError, BenchConfigError) as exc:
+            progress.stop()
+            err.print(f"[red]{exc}[/red]", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except BenchError as exc:
+            progress.stop()
+            err.print(f"[red]{exc}[/red]", soft_wrap=True)
+            raise typer.Exit(1) from None
     out.print(f"chosen: {selection['chosen']}; copied to {selection['selected']}; "
               f"{Path(output_dir) / 'selection.json'}")

@@ -41,7 +41,7 @@ def candidate_heads(paths: list[Path]) -> list[Path]:
         else:
             raise SelectionError(f"{path}: neither a head (no ranker.json) nor an SFT run with kept epochs "
                                  f"(no {EPOCHS_DIR}/epoch-*; train with keep_epochs)")
-    names = [_run_name(head) for head in heads]
+    names = [run_name(head) for head in heads]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise SelectionError(f"two candidates share the name {repeated[0]}: give heads of one run, or copy them to "
@@ -59,7 +59,7 @@ def check_not_held_out(tasks: list[Any]) -> None:
         raise SelectionError("no tasks to validate on")
 
 
-def _run_name(head: Path) -> str:
+def run_name(head: Path) -> str:
     """A candidate's results directory: its SFT run and epoch (``run-epoch-012``), or a head's own name."""
     return f"{head.parent.parent.name}-{head.name}" if head.parent.name == EPOCHS_DIR else head.name
 
@@ -78,7 +78,7 @@ def select_head(heads: list[Path], template: BenchConfig, tasks: list[Any], out:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for head in heads:
-        config = replace(template, results_dir=out / _run_name(head),
+        config = replace(template, results_dir=out / run_name(head),
                          policy_options={**template.policy_options, "model": str(head)})
         check_run(config.results_dir, config)
         results = run_bench(config, tasks, on_record=on_record)

@@ -37,6 +37,7 @@ def test_the_head_that_passes_the_validation_episodes_is_chosen(tmp_path: Path) 
     done = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "2 candidate(s) × 1 task(s) × 1 run(s); 2 episode(s) to run" in done.stdout
 
     selection = json.loads((out / "selection.json").read_text())
     assert [Path(row["head"]).name for row in selection["candidates"]] == ["epoch-001", "epoch-002"]
@@ -49,7 +50,8 @@ def test_the_head_that_passes_the_validation_episodes_is_chosen(tmp_path: Path) 
 
     rerun = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
                            capture_output=True, text=True, env=env, timeout=300)
-    assert rerun.returncode == 0 and json.loads((out / "selection.json").read_text()) == selection  # resumed, not rerun
+    assert rerun.returncode == 0 and "0 episode(s) to run" in rerun.stdout  # resumed, not rerun
+    assert json.loads((out / "selection.json").read_text()) == selection
 
 
 def test_the_held_out_split_and_a_directory_without_heads_are_refused(tmp_path: Path) -> None:
