@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from consoleagent.bench.harness import BenchConfig, check_run, run_bench
+from consoleagent.policies.ranker import CONFIG_FILE
 from consoleagent.training.ranker_sft import EPOCHS_DIR
 
 SELECTION_FILE = "selection.json"
@@ -36,10 +37,10 @@ def candidate_heads(paths: list[Path]) -> list[Path]:
         kept = sorted((path / EPOCHS_DIR).glob("epoch-*")) if (path / EPOCHS_DIR).is_dir() else []
         if kept:
             heads.extend(kept)
-        elif (path / "ranker.json").is_file():
+        elif (path / CONFIG_FILE).is_file():
             heads.append(path)
         else:
-            raise SelectionError(f"{path}: neither a head (no ranker.json) nor an SFT run with kept epochs "
+            raise SelectionError(f"{path}: neither a head (no {CONFIG_FILE}) nor an SFT run with kept epochs "
                                  f"(no {EPOCHS_DIR}/epoch-*; train with keep_epochs)")
     names = [run_name(head) for head in heads]
     repeated = sorted({name for name in names if names.count(name) > 1})
