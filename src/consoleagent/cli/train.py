@@ -190,7 +190,7 @@ def select(
     markup (BENCHMARKS.md, session 56); train with `--set keep_epochs='[6, 12, 18]'` and choose here. Of heads that
     pass as many episodes, the first given wins (an SFT run's earliest epoch).
     """
-    from consoleagent.bench.harness import BenchConfig, BenchConfigError, command_line
+    from consoleagent.bench.harness import LEDGER_FILE, BenchConfig, BenchConfigError, command_line
     from consoleagent.bench.parallel import BenchError
     from consoleagent.cli.bench import policy_options_of
     from consoleagent.cli.console_choice import console_options, tasks_root
@@ -205,7 +205,7 @@ def select(
         options = policy_options_of("ranker", [*policy_option, f"model={heads[0]}"])
         template = BenchConfig(results_dir=output_dir, policy="ranker", policy_options=options, runs=runs,
                                workers=workers, selector=tasks, console=console,
-                               console_options=console_options(console, time_scale=50.0 if console == "stratus" else None),
+                               console_options=console_options(console),
                                plots=False, command=command_line(), document_style=document_style)
         specs = load_selected(tasks, tasks_root(console, None))
         check_not_held_out(specs)
@@ -217,7 +217,7 @@ def select(
 
     from consoleagent.rollout.ledger import RunLedger
 
-    ledgers = [RunLedger(output_dir / run_name(head) / "ledger.jsonl") for head in heads]
+    ledgers = [RunLedger(output_dir / run_name(head) / LEDGER_FILE) for head in heads]
     remaining = sum(not ledger.done(f"{spec.id}#{r}") for ledger in ledgers for spec in specs for r in range(runs))
     out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s); {remaining} episode(s) to run")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -231,13 +231,9 @@ def select(
         try:
             selection = select_head(heads, template, specs, output_dir, on_candidate=candidate_done,
                                     on_record=lambda record: progress.advance(bar))
-        except (SelectionError, BenchConfigError) as exc:
+        except (SelectionError, BenchConfigError, BenchError) as exc:  # BenchError: the environment, not the input
             progress.stop()
             err.print(f"[red]{exc}[/red]", soft_wrap=True)
-            raise typer.Exit(2) from None
-        except BenchError as exc:
-            progress.stop()
-            err.print(f"[red]{exc}[/red]", soft_wrap=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(1 if isinstance(exc, BenchError) else 2) from None
     out.print(f"chosen: {selection['chosen']}; copied to {selection['selected']}; "
               f"{Path(output_dir) / 'selection.json'}")
