@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.browser
-TASK = "ecs-sg-delete-group-01"  # a validation task of four steps the shipped head passes
+TASK = "ecs-sg-delete-group-01"  # a validation task the shipped head passes and an untrained head does not
 
 
 def select_command(*args: str) -> list[str]:
