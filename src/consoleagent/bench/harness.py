@@ -126,13 +126,15 @@ def _now() -> str:
 
 
 def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = None,
-              on_record: Callable[[dict[str, Any]], None] | None = None, limit: int | None = None) -> dict[str, Any]:
+              on_record: Callable[[dict[str, Any]], None] | None = None, limit: int | None = None,
+              should_stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
     """Run every episode of ``tasks`` × ``config.runs`` not yet in the ledger, then write and return the results.
 
     ``on_record(record)`` sees each finished episode (ledger record); ``limit`` stops after that many
-    new episodes (the rest run on the next call).
+    new episodes (the rest run on the next call), and so does ``should_stop()`` once true (asked after each record).
     """
-    records, console = run_missing(config, tasks, playwright=playwright, on_record=on_record, limit=limit)
+    records, console = run_missing(config, tasks, playwright=playwright, on_record=on_record, limit=limit,
+                                   should_stop=should_stop)
     directory = Path(config.results_dir)
     meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
             "selector": config.selector, "document_style": config.document_style,
@@ -149,7 +151,8 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
 
 def run_missing(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = None,
                 on_record: Callable[[dict[str, Any]], None] | None = None,
-                limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
+                limit: int | None = None,
+                should_stop: Callable[[], bool] = lambda: False) -> tuple[list[dict[str, Any]], str]:
     """Run every episode of ``tasks`` × ``config.runs`` not yet in the ledger (at most ``limit`` new ones).
 
     Returns the ledger's records (every finished episode of the run, resumed ones included: rule checks,
@@ -166,7 +169,7 @@ def run_missing(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any =
         todo = todo[:max(0, limit)]
     console = str(config.console) if isinstance(config.console, (str, Path)) else describe(config.console)
     if todo:
-        console = _run(config, tasks, directory, todo, ledger, playwright, on_record)
+        console = _run(config, tasks, directory, todo, ledger, playwright, on_record, should_stop)
     return ledger.results(), console
 
 
@@ -175,7 +178,7 @@ def _deadline(config: BenchConfig, tasks: list[TaskSpec]) -> float:
 
 
 def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list[str], ledger: RunLedger,
-         playwright: Any, on_record: Callable[[dict[str, Any]], None] | None) -> str:
+         playwright: Any, on_record: Callable[[dict[str, Any]], None] | None, should_stop: Callable[[], bool]) -> str:
     """Start the console's world, run the episodes, stop what was started; returns the console's description."""
     from consoleagent.consoles import UnknownConsole, resolve_backend
 
@@ -204,7 +207,7 @@ def _run(config: BenchConfig, tasks: list[TaskSpec], directory: Path, todo: list
                 on_record(entry)
 
         run_episodes(worker_config, todo, workers=config.workers, on_record=record, playwright=playwright,
-                     backend=backend)
+                     should_stop=should_stop, backend=backend)
         return describe(backend)
     finally:
         if owned:

@@ -34,6 +34,11 @@ def is_env_error(record: dict[str, Any]) -> bool:
     return record.get("status") == "env_error" and not record.get("policy_error")
 
 
+def record_passed(record: dict[str, Any]) -> bool:
+    """Whether a ledger record's episode passed: a reward of 1, and not lost to the environment."""
+    return not is_env_error(record) and record.get("reward") is not None and record["reward"] >= 1.0
+
+
 def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTable, model: str | None) -> dict[str, Any]:
     """One ledger record (a RolloutResult plus what the bench worker added) as a results entry."""
     task, run = split_key(record["key"])
@@ -48,7 +53,7 @@ def episode_entry(record: dict[str, Any], spec: TaskSpec | None, prices: PriceTa
         "product": spec.product if spec else None, "difficulty": spec.difficulty if spec else None,
         "expected": spec.expected if spec else "complete",
         "status": record.get("status"), "reward": record.get("reward"),
-        "passed": (not env_error) and record.get("reward") is not None and record["reward"] >= 1.0,
+        "passed": record_passed(record),
         "env_error": env_error, "policy_error": policy_error,
         "failure_phase": record.get("failure_phase"), "cause": record.get("cause"), "answer": episode.get("answer"),
         "attempts": int(record.get("attempts") or 1), "env_error_attempts": record.get("env_error_attempts") or [],

@@ -183,6 +183,10 @@ def select(
     policy_option: list[str] = typer.Option([], "--policy-option", "-O",
                                             help="key=value for the ranker beside its model, repeatable (e.g. -O max_steps=30)."),
     document_style: str = typer.Option(AS_WRITTEN, help=DOCUMENT_STYLE_HELP),
+    prune: bool = typer.Option(True, "--prune/--no-prune",
+                               help="Stop a candidate once it cannot pass more than the best before it even if all its "
+                                    "remaining episodes passed (the choice is the same); --no-prune plays every "
+                                    "episode, for a complete table of the candidates."),
 ) -> None:
     """Choose a ranker head by validation episodes: play each candidate on the validation tasks and keep the one that passes most.
 
@@ -219,18 +223,21 @@ def select(
 
     ledgers = [RunLedger(output_dir / run_name(head) / LEDGER_FILE) for head in heads]
     remaining = sum(not ledger.done(f"{spec.id}#{r}") for ledger in ledgers for spec in specs for r in range(runs))
-    out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s); {remaining} episode(s) to run")
+    out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s); {remaining} episode(s) to run"
+              + (" at most (a candidate that can no longer win stops)" if prune else ""))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=out) as progress:
         bar = progress.add_task("validation episodes", total=remaining)
 
         def candidate_done(row: dict[str, Any]) -> None:
             lost = f", {row['env_errors']} lost to the environment" if row["env_errors"] else ""
-            progress.console.print(f"{row['head']}: {row['passed']} of {row['episodes']} passed{lost}")
+            stopped = f"; stopped with {row['unplayed']} unplayed: it can no longer pass more than the best" if row["stopped_early"] else ""
+            progress.console.print(f"{row['head']}: {row['passed']} of {row['episodes']} passed{lost}{stopped}")
+            progress.advance(bar, row["unplayed"])  # never to be played by this command
 
         try:
             selection = select_head(heads, template, specs, output_dir, on_candidate=candidate_done,
-                                    on_record=lambda record: progress.advance(bar))
+                                    on_record=lambda record: progress.advance(bar), prune=prune)
         except (SelectionError, BenchConfigError, BenchError) as exc:  # BenchError: the environment, not the input
             progress.stop()
             err.print(f"[red]{exc}[/red]", soft_wrap=True)
