@@ -3,8 +3,8 @@
 A plain-document SFT run's step-level validation loss does not follow how the head acts: the epoch it picks is
 erratic (35 to 42, then 9, 21 and 33 on another collection), within one run the held-out pass rate moved by up to 16
 points with the epoch kept, and no step-level selection found the short-trained heads that act best (BENCHMARKS.md,
-sessions 53, 55 and 56). What GRPO already does, this does for any set
-of heads: play each on the validation split's tasks through the benchmark harness and keep the one that passes most.
+sessions 53, 55 and 56). What GRPO already does, this does for any set of heads: play each on the validation split's
+tasks through the benchmark harness and keep the one that passes most.
 
 Each candidate's episodes are an ordinary benchmark run in ``out/<candidate>/`` (resumable, with results.json), and
 the choice is written to ``out/selection.json`` with a copy of the chosen head in ``out/selected/``. A candidate stops
