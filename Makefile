@@ -1,5 +1,5 @@
 # The two commands of the README. Each sets up what is missing on a fresh Debian machine first.
-.PHONY: verify demo test bench train clean
+.PHONY: verify demo test bench train train-plain clean
 
 PYTEST_ARGS ?= -n 2
 
@@ -30,6 +30,14 @@ train:  ## reproduce the ranker's shipped head (both teachers' collections, resi
 	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --out runs/collect
 	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft-residual.yaml
 	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-residual.yaml
+
+train-plain:  ## the plain-document recipe: oracle collection, SFT keeping seven epochs, the head chosen by validation episodes, GRPO from it (about 2 h on 2 cores; docs/training.md)
+	@scripts/bootstrap.sh test,train
+	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --document-style plain --out runs/collect-plain
+	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft-plain.yaml
+	.venv/bin/consoleagent train select runs/ranker-sft-plain --tasks split=val --document-style plain --workers 2 \
+		-O threads=1 -O max_steps=30 --out runs/ranker-sft-plain-select
+	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-plain-informative.yaml
 
 clean:
 	rm -rf .venv stratus-demo.db* .pytest_cache verify-report
