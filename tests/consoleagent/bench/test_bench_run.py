@@ -132,6 +132,24 @@ def test_provisioning_ablation_in_process(tmp_path: Path, playwright_instance: A
     assert episode["failure"]["class"] == "provisioning_gap", episode
 
 
+def test_should_stop_ends_a_run_after_the_episode_that_asked_and_a_rerun_finishes_it(tmp_path: Path,
+                                                                                     playwright_instance: Any) -> None:
+    """``train select`` stops a candidate that can no longer win through ``should_stop``: asked after each record,
+    it starts no further episode, and the ledger keeps the run resumable."""
+    task = TaskSpec.model_validate(OPEN_VPC_TASK)
+    config = BenchConfig(tmp_path / "run", policy="oracle", runs=2, plots=False)
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(len(ledger_lines(tmp_path / "run")))
+        return True
+
+    stopped = run_bench(config, [task], playwright=playwright_instance, should_stop=stop)
+    assert asked == [1] and not stopped["complete"] and len(ledger_lines(tmp_path / "run")) == 1
+    finished = run_bench(config, [task], playwright=playwright_instance)
+    assert finished["complete"] and finished["summary"]["passed"] == 2, finished["episodes"]
+
+
 def test_an_unknown_document_style_is_refused_where_the_config_is_made(tmp_path: Path) -> None:
     from consoleagent.documents.restyle import UnknownStyle
 
