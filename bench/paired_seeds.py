@@ -4,10 +4,10 @@ Usage:
   python bench/paired_seeds.py BASELINE:CANDIDATE [...] [--resamples N] [--seed S]
 
 Each pair is one seed's baseline and candidate (`consoleagent bench` results directories or ``results.json`` files):
-an SFT head and the GRPO head trained from it, or one SFT run's head kept by two selection rules. The estimate is the
-mean over seeds and tasks of candidate − baseline; the interval resamples the tasks and the seeds, as
-`consoleagent compare A B1 B2 ...` does for several candidates over one baseline. Pairing each candidate with its own
-baseline keeps the seeds' different starting points out of the difference.
+an SFT head and the GRPO head trained from it, or one SFT run's head kept by two selection rules. The figure is
+`consoleagent compare --pairs A0 B0 A1 B1 ...` (``bench.compare.compare_pairs``) in one line, as earlier sessions'
+BENCHMARKS.md sections quote it: the mean over seeds and tasks of candidate − baseline, with an interval that resamples
+the tasks and the seeds.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from consoleagent.bench.results import load_results, task_pass1  # noqa: E402
-from consoleagent.bench.stats import Interval, paired_bootstrap_over_results  # noqa: E402
+from consoleagent.bench.compare import compare_pairs  # noqa: E402
+from consoleagent.bench.results import load_results  # noqa: E402
+from consoleagent.bench.stats import Interval  # noqa: E402
 
 
 def _pair(text: str) -> tuple[Path, Path]:
@@ -31,13 +32,12 @@ def _pair(text: str) -> tuple[Path, Path]:
 
 
 def paired_gain(pairs: list[tuple[Path, Path]], *, resamples: int = 10_000, seed: int = 0) -> Interval | None:
-    """Mean of candidate − baseline over the tasks every pair scored, bootstrapped over tasks and seeds."""
-    differences = []
-    for baseline, candidate in pairs:
-        a, b = task_pass1(load_results(baseline)), task_pass1(load_results(candidate))
-        differences.append({task: b[task] - a[task] for task in a.keys() & b.keys()})
-    tasks = set.intersection(*(set(d) for d in differences)) if differences else set()
-    return paired_bootstrap_over_results(dict.fromkeys(tasks, 0.0), differences, resamples=resamples, seed=seed)
+    """The mean of candidate − baseline over the tasks every result scored, bootstrapped over tasks and seeds."""
+    loaded = [(load_results(baseline), load_results(candidate)) for baseline, candidate in pairs]
+    difference = compare_pairs(loaded, resamples=resamples, seed=seed)["groups"][0]["difference"]
+    if difference is None:
+        return None
+    return Interval(difference["estimate"], difference["low"], difference["high"], difference["n"], difference["level"])
 
 
 def main() -> None:

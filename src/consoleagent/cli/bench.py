@@ -176,6 +176,8 @@ def compare(
                                    "and the bootstrap resamples them as well as the tasks."),
     resamples: int = typer.Option(10_000, min=100, help="Bootstrap resamples."),
     seed: int = typer.Option(0, help="Bootstrap seed (the same seed gives the same interval)."),
+    pairs: bool = typer.Option(False, "--pairs", help="Read the results as pairs, one per seed: A0 B0 A1 B1 ...; each B is "
+                               "compared with its own A (an SFT head and the GRPO head trained from it)."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of a table."),
     output: Optional[Path] = typer.Option(None, "--output", help="Also write the comparison as Markdown (.md) or JSON (.json)."),
 ) -> None:
@@ -184,22 +186,36 @@ def compare(
     Each task's pass@1 is the mean of its scored runs; only tasks scored in every result count. The same seed gives the same interval.
     With several B results (`compare SFT GRPO_SEED0 GRPO_SEED1 GRPO_SEED2`), the question is whether the recipe helps, not one model:
     B's pass@1 is their mean, and an interval that excludes 0 needs the gain on every seed's evidence.
+    When each seed has its own baseline, `compare --pairs SFT0 GRPO0 SFT1 GRPO1 ...` subtracts each A from its own B and
+    resamples the pairs as well as the tasks.
     """
-    from consoleagent.bench.compare import compare as compare_results
-    from consoleagent.bench.compare import markdown
+    from consoleagent.bench.compare import compare_pairs, markdown
     from consoleagent.bench.results import ResultsError, load_results
 
+    paths = [a, *b]
+    if pairs and len(paths) % 2:
+        err.print(f"[red]--pairs takes results two by two (A B A B ...); {len(paths)} were given[/red]")
+        raise typer.Exit(2)
     try:
-        left, rights = load_results(a), [load_results(path) for path in b]
+        loaded = [load_results(path) for path in paths]
     except ResultsError as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    comparison = compare_results(left, rights, resamples=resamples, seed=seed)
+    if pairs:
+        matched = list(zip(loaded[0::2], loaded[1::2]))
+        lefts, rights = paths[0::2], paths[1::2]
+    else:
+        matched, lefts, rights = [(loaded[0], right) for right in loaded[1:]], [a], b
+    comparison = compare_pairs(matched, resamples=resamples, seed=seed)
     if not comparison["groups"][0]["tasks"]:
         err.print("[red]the results share no scored task[/red]")
         raise typer.Exit(1)
-    names = sorted({right["policy"]["name"] for right in rights})
-    text = (f"A: {left['policy']['name']} ({a})  \nB: {', '.join(names)} ({', '.join(str(path) for path in b)})\n\n"
+
+    def named(side: list[dict], where: list[Path]) -> str:
+        names = sorted({one["policy"]["name"] for one in side})
+        return f"{', '.join(names)} ({', '.join(str(path) for path in where)})"
+
+    text = (f"A: {named([left for left, _ in matched], lefts)}  \nB: {named([right for _, right in matched], rights)}\n\n"
             + markdown(comparison))
     if output is not None:
         output.write_text(json.dumps(comparison, indent=1) if output.suffix == ".json" else text, encoding="utf-8")

@@ -25,7 +25,7 @@ def load_bench_script(name: str) -> ModuleType:
 def write_results(folder: Path, passes: dict[str, float]) -> Path:
     """A results directory whose ``results.json`` gives each task's pass@1."""
     folder.mkdir(parents=True)
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "tasks": [{"id": task, "pass1": value} for task, value in passes.items()]}
+    document = {"format": FORMAT, "format_version": FORMAT_VERSION, "policy": {"name": "scripted"},
+                "tasks": [{"id": task, "product": task.split("-")[0], "pass1": value} for task, value in passes.items()]}
     (folder / "results.json").write_text(json.dumps(document), encoding="utf-8")
     return folder

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from consoleagent.bench.compare import compare
+from consoleagent.bench.compare import compare, compare_pairs
 from consoleagent.bench.compare import markdown as compare_markdown
 from consoleagent.bench.report import PLOT_BY_PRODUCT, PLOT_VS_COST, markdown, write_reports
 from consoleagent.bench.results import aggregate
@@ -140,6 +140,56 @@ def test_compare_two_results_paired_by_task(tmp_path: Path) -> None:
     assert seeds.exit_code == 0 and "bootstrap over tasks and B's 2 results" in seeds.output
     missing = runner.invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path)])
     assert missing.exit_code == 2
+
+
+def test_compare_pairs_subtracts_each_seeds_own_baseline(tmp_path: Path) -> None:
+    """Two seeds of a recipe whose baselines differ: seed 0's SFT passes a third of the tasks and its GRPO
+    passes every vpc task too; seed 1's SFT already passes everything and its GRPO passes the same. Each
+    candidate against its own baseline gains (2/3 on vpc, 0) / 2; against seed 0's baseline alone, seed 1 would
+    appear to gain everything its stronger SFT head already had."""
+    tasks = [task(f"vpc-{i:02d}") for i in range(12)] + [task(f"ecs-{i:02d}", product="ecs") for i in range(8)]
+    weak = [record(f"{spec.id}#0", reward=1.0 if index % 3 == 0 else 0.0) for index, spec in enumerate(tasks)]
+    weak_gained = [record(f"{spec.id}#0", reward=1.0 if index % 3 == 0 or spec.product == "vpc" else 0.0)
+                   for index, spec in enumerate(tasks)]
+    strong = [record(f"{spec.id}#0", reward=1.0) for spec in tasks]
+    sft0, grpo0 = results_of(weak, tasks), results_of(weak_gained, tasks)
+    sft1, grpo1 = results_of(strong, tasks), results_of(strong, tasks)
+
+    paired = compare_pairs([(sft0, grpo0), (sft1, grpo1)], resamples=2000, seed=1)
+    overall, by_ecs, by_vpc = paired["groups"]
+    gain0 = grpo0["summary"]["pass_at_k"]["1"] - sft0["summary"]["pass_at_k"]["1"]
+    assert overall["difference"]["estimate"] == pytest.approx(gain0 / 2)
+    assert by_vpc["difference"]["estimate"] == pytest.approx((2 / 3) / 2) and by_ecs["difference"]["estimate"] == 0.0
+    assert overall["a"] == pytest.approx((sft0["summary"]["pass_at_k"]["1"] + 1.0) / 2)
+    assert paired["paired_baselines"] and paired["a"]["results"] == paired["b"]["results"] == 2
+    one_baseline = compare(sft0, [grpo0, grpo1], resamples=2000, seed=1)["groups"][0]["difference"]["estimate"]
+    assert one_baseline > overall["difference"]["estimate"] + 0.2  # what pairing keeps out
+    # one pair, and pairs sharing one baseline, are the comparisons compare already makes: the same draws
+    assert compare_pairs([(sft0, grpo0)], resamples=2000, seed=1) == compare(sft0, grpo0, resamples=2000, seed=1)
+    assert compare_pairs([(sft0, grpo0), (sft0, grpo1)], resamples=2000, seed=1) == compare(
+        sft0, [grpo0, grpo1], resamples=2000, seed=1)
+    # a task one baseline lacks is left out of every pair, and named
+    lacking = results_of(strong[1:], tasks[1:])
+    partial = compare_pairs([(sft0, grpo0), (lacking, grpo1)], resamples=500, seed=1)
+    assert partial["groups"][0]["tasks"] == 19 and partial["not_in_every_b"] == ["vpc-00"]
+    assert "In A and B but not in every result (left out): vpc-00" in compare_markdown(partial)
+    with pytest.raises(ValueError, match="no pair"):
+        compare_pairs([])
+
+    # the command: --pairs reads A0 B0 A1 B1; an odd count is refused before anything is read
+    for name, data in (("sft0", sft0), ("grpo0", grpo0), ("sft1", sft1), ("grpo1", grpo1)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(data))
+    runner = CliRunner()
+    shown = runner.invoke(app, ["compare", "--pairs", *(str(tmp_path / n) for n in ("sft0", "grpo0", "sft1", "grpo1")),
+                                "--resamples", "500", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["groups"][0]["difference"]["estimate"] == pytest.approx(gain0 / 2)
+    table = runner.invoke(app, ["compare", "--pairs", *(str(tmp_path / n) for n in ("sft0", "grpo0", "sft1", "grpo1")),
+                                "--resamples", "500"])
+    assert "the 2 (A, B) pairs" in table.output and str(tmp_path / "sft1") in table.output.split("B:")[0]
+    odd = runner.invoke(app, ["compare", "--pairs", str(tmp_path / "sft0"), str(tmp_path / "grpo0"), str(tmp_path / "sft1")])
+    assert odd.exit_code == 2 and "two by two" in odd.output and "3 were given" in odd.output
 
 
 def test_bench_and_compare_help_explain_themselves() -> None:
