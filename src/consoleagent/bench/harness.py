@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from consoleagent.bench.fingerprint import MODEL_SHA256, model_fingerprint
 from consoleagent.bench.parallel import WorkerConfig, run_episodes
 from consoleagent.bench.pricing import PriceTable
 from consoleagent.bench.results import RESULTS_FILE, aggregate
@@ -106,19 +107,27 @@ def machine() -> str:
 
 
 def check_run(directory: Path, config: BenchConfig) -> None:
-    """A results directory belongs to one policy with one set of options: refuse to mix runs."""
+    """A results directory belongs to one policy with one set of options and, for a local model, one set of weights
+    (a path retrained in place is other weights): refuse to mix runs."""
     wanted = {"policy": config.policy, "policy_options": redact(config.policy_options), "provisioning": config.provisioning,
               "document_style": config.document_style}
+    weights = model_fingerprint(config.model)
     path = directory / RUN_FILE
     if path.exists():
-        held = json.loads(path.read_text(encoding="utf-8"))
-        held = {k: held.get(k, AS_WRITTEN if k == "document_style" else None) for k in wanted}  # older runs: as written
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+        held = {k: recorded.get(k, AS_WRITTEN if k == "document_style" else None) for k in wanted}  # older runs: as written
         if held != wanted:
             raise BenchConfigError(f"{directory} holds a run of {held}, not {wanted}: choose another results directory "
                                    "(or delete this one to start over)")
+        played_with = recorded.get(MODEL_SHA256)  # absent in a directory made before fingerprints
+        if played_with and weights and played_with != weights:
+            raise BenchConfigError(f"{directory}'s episodes were played by other weights at {config.model} (sha256 "
+                                   f"{played_with[:12]}, now {weights[:12]}): the model changed since, so its episodes "
+                                   "cannot be resumed; choose another results directory (or delete this one to start over)")
         return
     directory.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({**wanted, "created_at": _now()}, indent=1, default=str), encoding="utf-8")
+    path.write_text(json.dumps({**wanted, MODEL_SHA256: weights, "created_at": _now()}, indent=1, default=str),
+                    encoding="utf-8")
 
 
 def _now() -> str:
@@ -139,6 +148,7 @@ def run_bench(config: BenchConfig, tasks: list[TaskSpec], *, playwright: Any = N
     meta = {"created_at": _now(), "command": config.command, "machine": machine(), "revision": git_revision(),
             "selector": config.selector, "document_style": config.document_style,
             "policy": {"name": config.policy, "options": redact(config.policy_options)}, "model": config.model,
+            MODEL_SHA256: model_fingerprint(config.model),
             "runs": config.runs, "workers": config.workers, "provisioning": config.provisioning, "console": console,
             "episode_timeout_s": _deadline(config, tasks), "env_error_retries": config.env_error_retries}
     results = aggregate(records, tasks, config.runs, meta=meta, prices=config.price_table, model=config.model)

@@ -54,6 +54,8 @@ def markdown(results: dict[str, Any]) -> str:
               + ("" if results.get("provisioning", True) else " — provisioning OFF (requires: dropped)"),
               f"- episodes: {summary['episodes']} ({summary['scored']} scored, {summary['env_errors']['episodes']} lost to "
               f"environment errors after retries; {summary['env_errors']['retried_attempts']} attempts retried)"]
+    if results.get("model_sha256"):
+        lines.append(f"- model: `{results.get('model')}` (sha256 {results['model_sha256'][:12]})")
     if results.get("encoders"):
         lines.append(f"- sentence encoder: {', '.join(results['encoders'])}"
                      + (f" — {LEXICAL_WARNING}" if LEXICAL in results["encoders"] else ""))

@@ -126,11 +126,12 @@ def select_head(heads: list[Path], template: BenchConfig, tasks: list[Any], out:
         raise SelectionError("no candidate heads")
     check_not_held_out(tasks)
     out.mkdir(parents=True, exist_ok=True)
+    configs = [replace(template, results_dir=out / run_name(head), policy_options={**template.policy_options, "model": str(head)})
+               for head in heads]
+    for config in configs:  # every candidate's directory before any episode: one holding another run, or episodes
+        check_run(config.results_dir, config)  # other weights played, refuses the selection, not its last candidate
     rows: list[dict[str, Any]] = []
-    for head in heads:
-        config = replace(template, results_dir=out / run_name(head),
-                         policy_options={**template.policy_options, "model": str(head)})
-        check_run(config.results_dir, config)
+    for head, config in zip(heads, configs):
         best = max((row["pass1"] for row in _finished(rows)), default=None)
         results, played, stopped = _play(config, tasks, best if prune else None, on_record)
         summary = results["summary"]

@@ -36,6 +36,7 @@ def sft_run_with_two_heads(run: Path) -> Path:
 
 
 def test_the_head_that_passes_the_validation_episodes_is_chosen(tmp_path: Path) -> None:
+    from consoleagent.bench.fingerprint import model_fingerprint
     from consoleagent.policies.ranker import HEAD_FILE, PACKAGED_HEAD
 
     run = sft_run_with_two_heads(tmp_path / "sft")  # the untrained head is listed first, so a tie picks it
@@ -55,11 +56,20 @@ def test_the_head_that_passes_the_validation_episodes_is_chosen(tmp_path: Path) 
     for row in selection["candidates"]:  # each candidate's episodes are an ordinary benchmark run
         results = json.loads((Path(row["results"]) / "results.json").read_text())
         assert results["policy"]["options"]["model"] == row["head"]
+        assert results["model_sha256"] == model_fingerprint(row["head"])  # the weights, not only their path
 
     rerun = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
                            capture_output=True, text=True, env=env, timeout=300)
     assert rerun.returncode == 0 and "0 episode(s) to run" in rerun.stdout  # resumed, not rerun
     assert json.loads((out / "selection.json").read_text()) == selection
+
+    # the SFT run retrained into the same directory: its second head's episodes were played by other weights
+    second = Path(selection["candidates"][1]["head"])
+    (second / HEAD_FILE).write_bytes((Path(selection["candidates"][0]["head"]) / HEAD_FILE).read_bytes())
+    retrained = subprocess.run(select_command(str(run), "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
+                               capture_output=True, text=True, env=env, timeout=300)
+    assert retrained.returncode == 2 and "played by other weights" in retrained.stderr, retrained.stdout + retrained.stderr
+    assert "epoch-002" in retrained.stderr and json.loads((out / "selection.json").read_text()) == selection
 
 
 def test_a_candidate_that_can_no_longer_win_stops_and_no_prune_plays_it(tmp_path: Path) -> None:
