@@ -29,7 +29,7 @@ train:  ## reproduce the ranker's shipped head (both teachers' collections, resi
 	.venv/bin/consoleagent collect --policy docfollower --tasks split=train --runs 1 --workers 2 --out runs/collect-follower-2
 	.venv/bin/consoleagent collect --policy oracle --tasks split=train --runs 1 --workers 2 --out runs/collect
 	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft-residual.yaml
-	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-residual.yaml
+	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-residual.yaml --resume auto
 
 train-plain:  ## the plain-document recipe: oracle collection, SFT keeping seven epochs, the head chosen by validation episodes, GRPO from it (about 2 h on 2 cores; docs/training.md)
 	@scripts/bootstrap.sh test,train
@@ -37,7 +37,7 @@ train-plain:  ## the plain-document recipe: oracle collection, SFT keeping seven
 	.venv/bin/consoleagent train sft --policy ranker --config configs/train/ranker-sft-plain.yaml
 	.venv/bin/consoleagent train select runs/ranker-sft-plain --tasks split=val --document-style plain --workers 2 \
 		-O threads=1 -O max_steps=30 --out runs/ranker-sft-plain-select
-	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-plain-informative.yaml
+	.venv/bin/consoleagent train grpo --policy ranker --config configs/train/ranker-grpo-plain-informative.yaml --resume auto
 
 clean:
 	rm -rf .venv stratus-demo.db* .pytest_cache verify-report

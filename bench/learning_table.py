@@ -26,7 +26,7 @@ from consoleagent.bench.results import load_results  # noqa: E402
 
 
 def _row_spec(text: str) -> tuple[str, list[Path]]:
-    label, sep, paths = text.partition("=")
+    label, sep, paths = text.rpartition("=")  # a label may hold "=" (`model=base`), a path seldom does
     if not (sep and label.strip() and paths.strip()):
         raise argparse.ArgumentTypeError(f"{text!r}: expected LABEL=RESULTS[,RESULTS...]")
     return label.strip(), [Path(path) for path in paths.split(",") if path]

@@ -2,7 +2,7 @@
 override it; select chooses among trained ranker heads by validation episodes.
 
 Common fields have their own flags; any other field is set with ``--set key=value`` (the value read as
-YAML, so ``--set lora='{r: 8}'`` works). ``--resume last`` (or a checkpoint directory) continues a run.
+YAML, so ``--set lora='{r: 8}'`` works). ``--resume last`` (or a checkpoint directory) continues a run; ``--resume auto`` continues one if there is one.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ err = Console(stderr=True)
 
 CONFIG_HELP = "YAML file whose keys are the run config's fields (see configs/train/)."
 SET_HELP = "key=value for any config field, repeatable; the value is read as YAML (e.g. --set lora='{r: 8, alpha: 16}')."
-RESUME_HELP = "Continue from a checkpoint directory, or 'last' for the newest one under the output directory."
+RESUME_HELP = ("Continue from a checkpoint directory, 'last' for the newest one under the output directory, or 'auto': "
+               "the newest if there is one, else start afresh (for a script that is simply run again).")
 POLICY_HELP = "hf (a causal LM that writes its actions) or ranker (scores candidate actions with the packaged encoder)."
 
 

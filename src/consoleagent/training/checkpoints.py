@@ -39,9 +39,12 @@ def latest_checkpoint(output_dir: Path) -> Path | None:
 
 def resume_path(resume_from: str | None, output_dir: Path, *, kind: str = "trainer") -> Path | None:
     """What a run's ``resume_from`` names: nothing (None or ""), the newest complete checkpoint ("last"),
-    or a checkpoint directory. A ValueError says why when there is none (``kind`` names the trainer)."""
+    the newest one if there is one and else a fresh start ("auto": what a script that is simply run again
+    wants), or a checkpoint directory. A ValueError says why when there is none (``kind`` names the trainer)."""
     if not resume_from:
         return None
+    if resume_from == "auto":
+        return latest_checkpoint(output_dir)
     if resume_from == "last":
         found = latest_checkpoint(output_dir)
         if found is None:

@@ -84,8 +84,8 @@ class SFTRunConfig:
             Thought/Step/Action answer of the compact prompt fits).
         accuracy_batch_size (int, default 8): samples generated together when scoring.
         progress (bool, default True): a progress bar over the optimiser steps (off for scripts).
-        resume_from (str | None, default None): a checkpoint directory, or "last" for the newest one
-            under ``output_dir`` (``training.checkpoints``).
+        resume_from (str | None, default None): a checkpoint directory, "last" for the newest one
+            under ``output_dir``, or "auto": the newest if there is one, else a fresh start (``training.checkpoints``).
     """
 
     model: str = ""
@@ -224,8 +224,9 @@ class GRPORunConfig:
         keep_validated (bool, default False): also keep the model of every validation under
             ``validated/step-N/``, so that another selection rule (or a larger validation split) can be
             applied later without training again. A ranker head is about 15 KB; an hf model is its full size.
-        resume_from (str | None, default None): a checkpoint directory, or "last" for the newest
-            complete one under ``output_dir`` (``training.checkpoints``).
+        resume_from (str | None, default None): a checkpoint directory, "last" for the newest
+            complete one under ``output_dir``, or "auto": the newest if there is one, else a fresh start
+            (``training.checkpoints``). Without it, an ``output_dir`` that holds a run is refused.
     """
 
     model: str = ""

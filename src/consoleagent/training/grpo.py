@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from consoleagent.training.advantages import group_advantages, grpo_token_loss, is_valid_reward
-from consoleagent.training.checkpoints import STATE_FILE, prune, resume_path
+from consoleagent.training.checkpoints import STATE_FILE, checkpoints, prune, resume_path
 from consoleagent.training.config import GRPORunConfig
 from consoleagent.training.curriculum import TaskCurriculum
 from consoleagent.policies.prompts import model_system_prompt, save_model_prompt
@@ -250,6 +250,7 @@ class StepGRPOTrainer:
         torch.manual_seed(self.config.seed)
         self.accelerator = fp32_accelerator(cpu=not torch.cuda.is_available())
         resume = resume_path(self.config.resume_from, self.out, kind="GRPO")
+        self._keep_one_run(resume)
         if self.config.policy == "ranker":
             self._setup_ranker(resume)
         else:
@@ -303,6 +304,24 @@ class StepGRPOTrainer:
             self.reference = self.reference.to(self.accelerator.device)
         self.generator = select_generator(self.config, self.accelerator.unwrap_model(self.model), self.tokenizer,
                                           self.system)
+
+    def _keep_one_run(self, resume: Path | None) -> None:
+        """One output directory, one run: a fresh start that was not asked to resume never appends to another run's
+        log and checkpoints (refused), and a resumed run drops the log rows of steps after its checkpoint (an
+        interrupted step logged before it was saved, or a fresh start under ``auto``), so the log and the curves
+        describe the one run the weights come from."""
+        log = self.out / LOG_FILE
+        held = [p.name for p in checkpoints(self.out, complete=False)]
+        if not self.config.resume_from and (log.exists() or held):
+            raise ValueError(f"{self.out} holds a GRPO run ({', '.join(([LOG_FILE] if log.exists() else []) + held)}): "
+                             "continue it with --resume last (or --resume auto), or give another --out")
+        if not log.exists() or (resume is None and self.config.resume_from != "auto"):
+            return
+        step = json.loads((resume / STATE_FILE).read_text(encoding="utf-8"))["step"] if resume else 0
+        rows = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+        kept = [line for line in rows if json.loads(line).get("step", 0) <= step]
+        if len(kept) < len(rows):
+            log.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
 
     def _restore(self, path: Path) -> None:
         import torch

@@ -35,3 +35,5 @@ def test_results_of_other_task_sets_make_no_table(tmp_path) -> None:
         script.table([("a", [grpo]), ("b", [fewer])])
     with pytest.raises(Exception, match="'no-equals': expected LABEL=RESULTS"):
         script._row_spec("no-equals")
+    label, paths = script._row_spec("ranker (model=base)=runs/a,runs/b")  # a label may say how the policy ran
+    assert label == "ranker (model=base)" and [str(path) for path in paths] == ["runs/a", "runs/b"]

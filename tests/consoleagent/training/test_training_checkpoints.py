@@ -20,6 +20,7 @@ def make(out: Path, name: str, complete: bool = True) -> Path:
 
 def test_the_newest_complete_checkpoint_is_resumed(tmp_path: Path) -> None:
     assert latest_checkpoint(tmp_path) is None
+    assert resume_path("auto", tmp_path) is None  # nothing to resume: a fresh start
     with pytest.raises(ValueError, match=f"resume_from=last: no checkpoint-\\* with {STATE_FILE} under"):
         resume_path("last", tmp_path)
     for step in (2, 10, 9):  # by step, not by name: checkpoint-10 is newer than checkpoint-9
@@ -28,7 +29,7 @@ def test_the_newest_complete_checkpoint_is_resumed(tmp_path: Path) -> None:
     make(tmp_path, "checkpoint-12.tmp")  # a save not yet renamed
     make(tmp_path, "final")
     assert [p.name for p in checkpoints(tmp_path)] == ["checkpoint-2", "checkpoint-9", "checkpoint-10"]
-    assert latest_checkpoint(tmp_path) == resume_path("last", tmp_path) == tmp_path / "checkpoint-10"
+    assert latest_checkpoint(tmp_path) == resume_path("last", tmp_path) == resume_path("auto", tmp_path) == tmp_path / "checkpoint-10"
     assert resume_path(None, tmp_path) is None and resume_path("", tmp_path) is None
     assert resume_path(str(tmp_path / "checkpoint-2"), tmp_path) == tmp_path / "checkpoint-2"
     with pytest.raises(ValueError, match="checkpoint-11 is not a GRPO checkpoint"):

@@ -176,10 +176,17 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
     assert math.isfinite(stats["loss"]) and stats["grad_norm"] > 0
     assert _changed(before, trainer.model)
 
+    # One directory, one run: a fresh start there is refused rather than appended to this run's log
+    with pytest.raises(ValueError, match=r"holds a GRPO run \(log.jsonl, checkpoint-.*\): continue it with --resume last"):
+        StepGRPOTrainer(config, train_specs=tasks, val_specs=tasks[:1]).setup_model()
+    with (out / "log.jsonl").open("a", encoding="utf-8") as handle:  # a step logged, then interrupted before its save
+        handle.write(json.dumps({"step": 3, "tasks": ["vpc-create-vpc-01"]}) + "\n")
+
     # Resume: the checkpoint restores step, best validation and optimiser; nothing is left to run.
     resumed = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "resume_from": "last"}), train_specs=tasks, val_specs=tasks[:1])
     resumed.setup_model()
     assert (resumed.step, resumed.best_step) == (2, 2)
+    assert [json.loads(line)["step"] for line in (out / "log.jsonl").read_text().splitlines()] == [1, 2]  # step 3 dropped
     best = (trainer.best_val, trainer.best_val_sampled, trainer.best_val_pooled)
     assert (resumed.best_val, resumed.best_val_sampled, resumed.best_val_pooled) == best and None not in best
     assert resumed.optimizer.state_dict()["state"], "the optimiser's moments were restored"
@@ -195,6 +202,18 @@ def test_two_grpo_steps_on_two_tasks_in_the_live_environment(tiny_model: Path, t
                                       "--resume", "last", "--set", "max_episode_steps=1"])
     assert result.exit_code == 0, result.output
     assert "resuming at step 2 of 2" in result.output and "GRPO done: 2 steps (0 this run)" in result.output
+
+    # "auto", for a script run again: the newest checkpoint if there is one, else a fresh start whose log is its own
+    auto = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "resume_from": "auto"}), train_specs=tasks, val_specs=tasks[:1])
+    auto.setup_model()
+    assert auto.step == 2
+    early = tmp_path / "interrupted-in-step-1"
+    early.mkdir()
+    (early / "log.jsonl").write_text(json.dumps({"step": 1}) + "\n")  # logged, never saved: no checkpoint to resume
+    fresh = StepGRPOTrainer(GRPORunConfig(**{**config.__dict__, "output_dir": str(early), "resume_from": "auto"}),
+                            train_specs=tasks, val_specs=tasks[:1])
+    fresh.setup_model()
+    assert fresh.step == 0 and (early / "log.jsonl").read_text() == ""
 
     # By default a batch without signal (every advantage 0) makes no optimiser step: the weights stay put.
     trainer.config.skip_without_signal = True
