@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import shutil
 import time
@@ -320,8 +321,10 @@ class StepGRPOTrainer:
         step = json.loads((resume / STATE_FILE).read_text(encoding="utf-8"))["step"] if resume else 0
         rows = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
         kept = [line for line in rows if json.loads(line).get("step", 0) <= step]
-        if len(kept) < len(rows):
-            log.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        if len(kept) < len(rows):  # written aside and renamed: an interruption now leaves the old log whole
+            trimmed = log.with_name(LOG_FILE + ".tmp")
+            trimmed.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+            os.replace(trimmed, log)
 
     def _restore(self, path: Path) -> None:
         import torch
