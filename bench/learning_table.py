@@ -61,9 +61,10 @@ def table(rows: list[tuple[str, list[dict[str, Any]]]]) -> str:
     if len(tasks) != 1:
         raise ValueError(f"the results hold different numbers of tasks ({sorted(tasks)}): not one table")
     products, difficulties = _groups(every, "by_product"), _groups(every, "by_difficulty")
-    count = lambda key, name: every[0][key][name]["tasks"]  # noqa: E731
-    header = (["policy", "results", "pass@1 ± std", "pass@k"] + [f"{p} ({count('by_product', p)})" for p in products]
-              + [f"{d} ({count('by_difficulty', d)})" for d in difficulties] + ["avg steps", "CPU-s / task", "US$ / task"])
+    first = every[0]
+    header = (["policy", "results", "pass@1 ± std", "pass@k"] + [f"{p} ({first['by_product'][p]['tasks']})" for p in products]
+              + [f"{d} ({first['by_difficulty'][d]['tasks']})" for d in difficulties]
+              + ["avg steps", "CPU-s / task", "US$ / task"])
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     lines += ["| " + " | ".join(row(label, results, products, difficulties)) + " |" for label, results in rows]
     return "\n".join(lines) + "\n"

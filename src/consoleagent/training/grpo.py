@@ -316,7 +316,7 @@ class StepGRPOTrainer:
         if not self.config.resume_from and (log.exists() or held):
             raise ValueError(f"{self.out} holds a GRPO run ({', '.join(([LOG_FILE] if log.exists() else []) + held)}): "
                              "continue it with --resume last (or --resume auto), or give another --out")
-        if not log.exists() or (resume is None and self.config.resume_from != "auto"):
+        if not log.exists():  # past the refusal, a log means a resume was asked: a checkpoint, or none under "auto"
             return
         step = json.loads((resume / STATE_FILE).read_text(encoding="utf-8"))["step"] if resume else 0
         rows = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
