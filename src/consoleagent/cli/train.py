@@ -1,5 +1,5 @@
-"""``consoleagent train sft | grpo | select``: sft and grpo each read a YAML config (the dataclass's fields), then flags
-override it; select chooses among trained ranker heads by validation episodes.
+"""``consoleagent train sft | grpo | select | ensemble``: sft and grpo each read a YAML config (the dataclass's fields),
+then flags override it; select chooses among trained ranker heads by validation episodes; ensemble joins heads into one.
 
 Common fields have their own flags; any other field is set with ``--set key=value`` (the value read as
 YAML, so ``--set lora='{r: 8}'`` works). ``--resume last`` (or a checkpoint directory) continues a run; ``--resume auto`` continues one if there is one.
@@ -200,8 +200,8 @@ def select(
     from consoleagent.cli.bench import policy_options_of
     from consoleagent.cli.console_choice import console_options, tasks_root
     from consoleagent.cli.tasks import load_selected
-    from consoleagent.training.select_head import (SelectionError, candidate_heads, check_not_held_out, run_name,
-                                                   select_head)
+    from consoleagent.training.select_head import (SelectionError, candidate_heads, check_not_held_out,
+                                                   episodes_to_play, run_name, select_head)
 
     try:
         if any(pair.split("=", 1)[0].strip() == "model" for pair in policy_option):
@@ -222,8 +222,10 @@ def select(
 
     from consoleagent.rollout.ledger import RunLedger
 
-    ledgers = [RunLedger(output_dir / run_name(head) / LEDGER_FILE) for head in heads]
-    remaining = sum(not ledger.done(f"{spec.id}#{r}") for ledger in ledgers for spec in specs for r in range(runs))
+    keys = {f"{spec.id}#{r}" for spec in specs for r in range(runs)}
+    played = [[record for record in RunLedger(output_dir / run_name(head) / LEDGER_FILE).results() if record["key"] in keys]
+              for head in heads]
+    remaining = episodes_to_play(played, runs, len(specs), prune)
     out.print(f"{len(heads)} candidate(s) × {len(specs)} task(s) × {runs} run(s); {remaining} episode(s) to run"
               + (" at most (a candidate that can no longer win stops)" if prune else ""))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -245,3 +247,29 @@ def select(
             raise typer.Exit(1 if isinstance(exc, BenchError) else 2) from None
     out.print(f"chosen: {selection['chosen']}; copied to {selection['selected']}; "
               f"{Path(output_dir) / 'selection.json'}")
+
+
+@train_app.command("ensemble")
+def ensemble(
+    heads: list[Path] = typer.Argument(..., exists=True, file_okay=False,
+                                       help="Two or more ranker heads (directories with ranker.json), e.g. the heads "
+                                            "`train select` chose for SFT runs with different seeds."),
+    output_dir: Path = typer.Option(..., "--out", "-o", help="Where the ensemble head goes (ranker.json + head.safetensors)."),
+) -> None:
+    """Join ranker heads into one head that scores each candidate by the mean of their scores.
+
+    The mean of scores is the mean of log-probabilities up to a constant per step, so the ensemble acts as the product
+    of its members' policies. It loads wherever a head does (`-O model=DIR`, `train select`, `train grpo`'s model;
+    GRPO trains its members together). Measured in BENCHMARKS.md, session 59.
+    """
+    from consoleagent.policies.ranker import save_ensemble
+
+    if (output_dir / "ranker.json").exists():
+        err.print(f"[red]{output_dir}: already holds a head; choose another --out[/red]", soft_wrap=True)
+        raise typer.Exit(2)
+    try:
+        path = save_ensemble([str(head) for head in heads], output_dir)
+    except (ValueError, FileNotFoundError) as exc:
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
+    out.print(f"ensemble of {len(heads)} heads: {path}")

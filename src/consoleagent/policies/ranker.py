@@ -36,6 +36,7 @@ from consoleagent.policies.candidates import Candidate, build_candidates, elemen
 from consoleagent.policies.futile import FutileActions
 from consoleagent.policies.prefilter import DEFAULT_KEEP, prefilter
 from consoleagent.policies.follower_shadow import FollowerShadow
+from consoleagent.policies.ranker_ensemble import MEMBERS_KEY, build_ensemble
 from consoleagent.policies.ranker_features import COS_DOC, COS_GOAL, FOLLOWER_PICK, N_FEATURES, EpisodeContext, features
 
 HEAD_FILE = "head.safetensors"
@@ -132,11 +133,31 @@ def load_head(path: str | Path) -> Any:
         raise ValueError(f"{config_path}: format {config.get('format')!r}, expected {FORMAT!r}")
     if config.get("n_features") != N_FEATURES:
         raise ValueError(f"{config_path}: a head for {config.get('n_features')} features; this version computes {N_FEATURES}")
-    head = build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0),
-                      read_unmarked=bool(config.get("read_unmarked", False)))
-    head.load_state_dict(load_file(str(path / HEAD_FILE)))
+    def member() -> Any:
+        return build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0),
+                          read_unmarked=bool(config.get("read_unmarked", False)))
+
+    count = int(config.get(MEMBERS_KEY) or 0)  # an ensemble of heads (policies/ranker_ensemble.py)
+    if MEMBERS_KEY in config and count < 2:
+        raise ValueError(f"{config_path}: {MEMBERS_KEY} {config[MEMBERS_KEY]!r}; an ensemble has at least 2")
+    head = build_ensemble([member() for _ in range(count)]) if count else member()
+    try:
+        head.load_state_dict(load_file(str(path / HEAD_FILE)))
+    except RuntimeError as exc:  # missing or unexpected tensors, or other shapes than ranker.json says
+        raise ValueError(f"{path / HEAD_FILE}: does not fit {config_path.name} ({str(exc).splitlines()[0]})") from None
     head.eval()
     return head
+
+
+def save_ensemble(heads: list[str | Path], out: str | Path) -> Path:
+    """Load the heads at ``heads``, write their ensemble (``policies.ranker_ensemble``) to ``out``; its
+    ``ranker.json`` names each member's source and what its own ``ranker.json`` said of its training."""
+    members = [load_head(path) for path in heads]
+    about = []
+    for path in heads:
+        source = json.loads((Path(path).expanduser() / CONFIG_FILE).read_text(encoding="utf-8"))
+        about.append({"path": str(path), **{k: source[k] for k in ("trained", "epoch", "step", "collection") if k in source}})
+    return save_head(build_ensemble(members), out, {"trained": "ensemble", "sources": about})
 
 
 @dataclass

@@ -85,6 +85,24 @@ def reachable_pass1(records: list[dict[str, Any]], runs: int, tasks: int) -> flo
     return sum(rates) / len(rates) if rates else 0.0
 
 
+def episodes_to_play(played: list[list[dict[str, Any]]], runs: int, tasks: int, prune: bool = True) -> int:
+    """At most how many episodes a selection will still play, from each candidate's ledger records (in the order
+    given): every unplayed episode, less those of candidates that a finished candidate before them already beats,
+    since they stop before their first episode (a rerun of a selection that stopped some). Once a candidate has
+    episodes to play, what it will pass is unknown, so every later candidate counts in full."""
+    total, best, known = 0, None, True
+    for records in played:
+        unplayed = tasks * runs - len(records)
+        if prune and known and best is not None and reachable_pass1(records, runs, tasks) <= best + 1e-9:
+            continue
+        total += unplayed
+        known = known and not unplayed
+        if known and any(not is_env_error(record) for record in records):  # finished, with something scored
+            rate = reachable_pass1(records, runs, tasks)  # nothing unplayed: its pass@1
+            best = rate if best is None else max(best, rate)
+    return total
+
+
 def _finished(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The candidates that can be chosen: played to the end, with episodes the environment did not lose."""
     return [row for row in rows if row["pass1"] is not None and not row["stopped_early"]]

