@@ -133,6 +133,7 @@ def load_head(path: str | Path) -> Any:
         raise ValueError(f"{config_path}: format {config.get('format')!r}, expected {FORMAT!r}")
     if config.get("n_features") != N_FEATURES:
         raise ValueError(f"{config_path}: a head for {config.get('n_features')} features; this version computes {N_FEATURES}")
+
     def member() -> Any:
         return build_head(hidden=int(config["hidden"]), prior=float(config.get("prior") or 0.0),
                           read_unmarked=bool(config.get("read_unmarked", False)))
