@@ -260,7 +260,8 @@ def ensemble(
 
     The mean of scores is the mean of log-probabilities up to a constant per step, so the ensemble acts as the product
     of its members' policies. It loads wherever a head does (`-O model=DIR`, `train select`, `train grpo`'s model;
-    GRPO trains its members together). Measured in BENCHMARKS.md, session 59.
+    GRPO trains its members together). On the plain held-out split it did not beat its members, whose seeds fail the
+    same tasks (BENCHMARKS.md, session 59).
     """
     from consoleagent.policies.ranker import save_ensemble
 
