@@ -85,6 +85,12 @@ def reachable_pass1(records: list[dict[str, Any]], runs: int, tasks: int) -> flo
     return sum(rates) / len(rates) if rates else 0.0
 
 
+def beaten(records: list[dict[str, Any]], runs: int, tasks: int, best: float | None) -> bool:
+    """Whether a candidate with these played episodes can no longer pass more than ``best`` (None: no finished
+    candidate yet), so pruning stops it: a tie loses to the earlier candidate too."""
+    return best is not None and reachable_pass1(records, runs, tasks) <= best + 1e-9
+
+
 def episodes_to_play(played: list[list[dict[str, Any]]], runs: int, tasks: int, prune: bool = True) -> int:
     """At most how many episodes a selection will still play, from each candidate's ledger records (in the order
     given): every unplayed episode, less those of candidates that a finished candidate before them already beats,
@@ -93,7 +99,7 @@ def episodes_to_play(played: list[list[dict[str, Any]]], runs: int, tasks: int, 
     total, best, known = 0, None, True
     for records in played:
         unplayed = tasks * runs - len(records)
-        if prune and known and best is not None and reachable_pass1(records, runs, tasks) <= best + 1e-9:
+        if prune and known and beaten(records, runs, tasks, best):
             continue
         total += unplayed
         known = known and not unplayed
@@ -114,8 +120,8 @@ def _play(config: BenchConfig, tasks: list[Any], best: float | None,
     Returns its results, the ledger records of its played episodes and whether it stopped early."""
     played = list(RunLedger(Path(config.results_dir) / LEDGER_FILE).results())
 
-    def beaten() -> bool:
-        return best is not None and reachable_pass1(played, config.runs, len(tasks)) <= best + 1e-9
+    def stop() -> bool:
+        return beaten(played, config.runs, len(tasks), best)
 
     def record(entry: dict[str, Any]) -> None:
         played.append(entry)
@@ -123,8 +129,8 @@ def _play(config: BenchConfig, tasks: list[Any], best: float | None,
             on_record(entry)
 
     # beaten before any episode (a rerun): the ledger's episodes are aggregated and none is started
-    results = run_bench(config, tasks, on_record=record, should_stop=beaten, limit=0 if beaten() else None)
-    stopped = not results["complete"] and beaten()
+    results = run_bench(config, tasks, on_record=record, should_stop=stop, limit=0 if stop() else None)
+    stopped = not results["complete"] and stop()
     if not results["complete"] and not stopped:
         raise SelectionError(f"{config.results_dir}: episodes are missing (rerun the same command to finish them)")
     return results, played, stopped
