@@ -17,13 +17,13 @@ from consoleagent.documents.model import Document, FieldSpec, Procedure, Procedu
 
 __all__ = ["FIELD_PATTERNS", "Document", "FieldSpec", "Procedure", "ProcedureError", "Step", "Table", "Value",
            "bold_labels", "load_document", "load_procedure", "navigation_paths", "parse_document", "parse_pipe_table",
-           "parse_procedure", "split_row", "strip_markup"]
+           "is_separator_row", "parse_procedure", "split_row", "strip_markup"]
 
 
 def parse_pipe_table(lines: list[str]) -> Table | None:
     """A table written as ``| a | b |`` lines (how :meth:`Step.full_text` renders one)."""
-    rows = [split_row(line) for line in lines if line.strip().startswith("|")]
-    rows = [row for row in rows if not all(re.fullmatch(r":?-{2,}:?", c.strip()) for c in row if c.strip())]
+    rows = [split_row(line) for line in lines if line.strip().startswith("|") and not is_separator_row(line)]
+    rows = [row for row in rows if any(row)]  # a row of empty cells says nothing
     if len(rows) < 2:
         return None
     return Table(rows[0], rows[1:])
@@ -34,3 +34,12 @@ def split_row(line: str) -> list[str]:
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
     return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+
+
+def is_separator_row(line: str) -> bool:
+    """Whether a line is the ``| --- | :-: |`` rule under a table's header row. Every reader of pipe tables asks
+    this one function, so a rule written with single dashes or alignment colons is a rule to all of them."""
+    if not line.strip().startswith("|"):
+        return False
+    filled = [cell for cell in split_row(line) if cell]
+    return bool(filled) and all(re.fullmatch(r":?-+:?", cell) for cell in filled)

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from consoleagent.actions.spec import Action
 from consoleagent.documents.labels import described_choices, mark_unmarked_labels
+from consoleagent.documents.procedure import is_separator_row, split_row
 from consoleagent.observation.roles import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES
 from consoleagent.observation.types import Mark, Observation
 from consoleagent.policies.docfollow.goal_fields import IDENTIFIER
@@ -36,9 +37,8 @@ MAX_NAME_CHARS = 60
 
 _BOLD = re.compile(r"\*\*([^*]{1,60})\*\*")
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
-# A parameter-table row: its first cell the label (bold, or plain in a document that marks nothing), its last the example.
-TABLE_ROW = re.compile(r"^\|\s*(?P<bold>\*\*)?(?P<label>[^*|]+?)(?(bold)\*\*)\s*\|(?P<description>.*)\|\s*(?P<example>[^|]*?)\s*\|\s*$")
-_TABLE_SEPARATOR = re.compile(r"^\|[\s:|-]*-[\s:|-]*\|$")
+# A parameter table's label cell: the whole cell bold, or plain in a document that marks nothing.
+_LABEL_CELL = re.compile(r"(?P<bold>\*\*)?(?P<label>[^*|]+?)(?(bold)\*\*)")
 _OPTIONS_ERROR = re.compile(r'\[(?P<id>\d+)\] has no option "[^"]*"; its options are: (?P<offered>.*)$', re.S)
 _OFFERED = re.compile(r'"([^"]*)"')
 
@@ -134,13 +134,22 @@ def parameter_rows(document: list[str]) -> list[ParameterRow]:
     for step in marked_document(document):
         lines = [line.strip() for line in step.splitlines()]
         for index, line in enumerate(lines):
-            row = None if _TABLE_SEPARATOR.match(line) else TABLE_ROW.match(line)
-            header = index + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[index + 1])
-            example = row.group("example").strip("* ") if row else ""
-            if row and not header and example and example.casefold() != "example":
-                options = tuple(described_choices(row.group("description")))
-                rows.append(ParameterRow(" ".join(row.group("label").split()), example, options))
+            header = index + 1 < len(lines) and is_separator_row(lines[index + 1])
+            row = None if header or is_separator_row(line) else _parameter_row(line)
+            if row is not None:
+                rows.append(row)
     return rows
+
+
+def _parameter_row(line: str) -> ParameterRow | None:
+    """A body row of three or more cells: the label first, the example last, the description between."""
+    cells = split_row(line) if line.startswith("|") and line.endswith("|") else []
+    label = _LABEL_CELL.fullmatch(cells[0]) if len(cells) >= 3 else None
+    example = cells[-1].strip("* ") if label else ""
+    if not label or not example or example.casefold() == "example":
+        return None
+    options = tuple(described_choices(" | ".join(cells[1:-1])))
+    return ParameterRow(" ".join(label.group("label").split()), example, options)
 
 
 def document_values(goal: str, document: list[str]) -> list[str]:

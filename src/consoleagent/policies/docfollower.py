@@ -41,6 +41,7 @@ from consoleagent.policies.docfollow.further import further_procedures
 from consoleagent.policies.docfollow.goal_tail import command_mark, tail_instruction
 from consoleagent.policies.docfollow.grids import grid_add_button, new_row_field
 from consoleagent.documents.instructions import Instruction, instructions_from
+from consoleagent.documents.procedure import is_separator_row
 from consoleagent.policies.docfollow.semantic import find_rename, opposed
 from consoleagent.policies.goal_values import (GoalValues, choose_by_meaning, choose_option, goal_identifiers, left_empty,
                                               left_unchanged, named_by_goal, option_in_goal, purpose_stated, related_values,
@@ -900,7 +901,6 @@ class DocFollowerPolicy(Choices, Detours):
 
 
 _RETYPE = re.compile(r"^(?:confirm|re-?enter|re-?type|repeat)\s+", re.I)
-_TABLE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 
 def documented(label: str, document: list[str]) -> bool:
@@ -910,7 +910,7 @@ def documented(label: str, document: list[str]) -> bool:
     if not words:
         return True
     lines = [line for step in document for line in step.split("\n")]
-    headers = {i - 1 for i, line in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
+    headers = {i - 1 for i, line in enumerate(lines) if is_separator_row(line)}
     return any(words <= set(normalize(line).split()) for i, line in enumerate(lines) if i not in headers)
 
 

@@ -147,6 +147,7 @@ def load_head(path: str | Path) -> Any:
     except RuntimeError as exc:  # missing or unexpected tensors, or other shapes than ranker.json says
         raise ValueError(f"{path / HEAD_FILE}: does not fit {config_path.name} ({str(exc).splitlines()[0]})") from None
     head.eval()
+    head.record = config  # what its ranker.json says of its training, for an ensemble built from it to name
     return head
 
 
@@ -154,10 +155,8 @@ def save_ensemble(heads: list[str | Path], out: str | Path) -> Path:
     """Load the heads at ``heads``, write their ensemble (``policies.ranker_ensemble``) to ``out``; its
     ``ranker.json`` names each member's source and what its own ``ranker.json`` said of its training."""
     members = [load_head(path) for path in heads]
-    about = []
-    for path in heads:
-        source = json.loads((Path(path).expanduser() / CONFIG_FILE).read_text(encoding="utf-8"))
-        about.append({"path": str(path), **{k: source[k] for k in ("trained", "epoch", "step", "collection") if k in source}})
+    about = [{"path": str(path), **{k: member.record[k] for k in ("trained", "epoch", "step", "collection") if k in member.record}}
+             for path, member in zip(heads, members, strict=True)]
     return save_head(build_ensemble(members), out, {"trained": "ensemble", "sources": about})
 
 

@@ -8,6 +8,7 @@ from tests import FIXTURES
 import pytest
 
 from consoleagent.documents import ProcedureError, load_procedure, parse_procedure
+from consoleagent.documents.procedure import is_separator_row, parse_pipe_table
 
 DOCS = FIXTURES / "docs"
 
@@ -118,3 +119,18 @@ def test_procedure_without_numbered_steps() -> None:
 def test_empty_document() -> None:
     with pytest.raises(ProcedureError, match=r"^<doc>:1: no 'Procedure' section \(section headings found: none\)"):
         parse_procedure("")
+
+
+@pytest.mark.parametrize(("line", "rule"), [("| --- | --- |", True), ("|-|:-:|", True), ("  | :--- | ---: |  ", True),
+                                            ("| - |  |", True), ("| | |", False), ("| Name | --- |", False),
+                                            ("--- | ---", False), ("| a \\| b | c |", False)])
+def test_a_table_rule_is_dashes_and_colons_between_pipes(line: str, rule: bool) -> None:
+    """The readers of pipe tables (the step parser, the doc follower's ``documented``, the ranker's parameter rows)
+    all ask ``is_separator_row``; until session 60 each had its own pattern, and they disagreed on ``| | |``."""
+    assert is_separator_row(line) is rule
+
+
+def test_a_pipe_table_leaves_out_its_rule_and_empty_rows_and_keeps_escaped_pipes() -> None:
+    table = parse_pipe_table(["| Parameter | Example |", "|:-|-:|", "| | |", "| Filter | a \\| b |"])
+    assert table is not None and table.header == ["Parameter", "Example"] and table.rows == [["Filter", "a | b"]]
+    assert parse_pipe_table(["| Parameter | Example |", "| --- | --- |"]) is None  # a header alone is no table

@@ -74,6 +74,16 @@ def test_a_plain_document_s_parameter_table_gives_the_values_it_gives_written_wi
     assert 'type(7, "25/25")' in actions and 'select(8, "Deny")' in actions
 
 
+def test_parameter_rows_read_any_table_rule_and_only_rows_with_a_label_a_description_and_an_example() -> None:
+    """The rows are read through the documents' own pipe-table reader (``split_row``, ``is_separator_row``): a rule
+    of single dashes and colons still marks the header, an escaped pipe stays in its cell, and a row without three
+    cells, an example or a label cell of its own gives no value."""
+    step = ("Configure the listener.\n| Parameter | Description | Example |\n|:-|-|-:|\n"
+            "| **Protocol** | **TCP** \\| **UDP**. | TCP |\n| Port | 1 to 65535. | 8080 |\n| Name | Optional. | |\n"
+            "| **Health check** on | Turn it on. | On |\n| Timeout | 5 |")
+    assert parameter_rows([step]) == [("Protocol", "TCP", ("TCP", "UDP")), ("Port", "8080", ())]
+
+
 PROTOCOL_ROW = "| **Protocol** | **Custom TCP**, **Custom UDP**, **GRE** or **All**. | Custom TCP |"
 
 
