@@ -265,12 +265,9 @@ def ensemble(
     """
     from consoleagent.policies.ranker import save_ensemble
 
-    if (output_dir / "ranker.json").exists():
-        err.print(f"[red]{output_dir}: already holds a head; choose another --out[/red]", soft_wrap=True)
-        raise typer.Exit(2)
     try:
         path = save_ensemble([str(head) for head in heads], output_dir)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
         err.print(f"[red]{exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
     out.print(f"ensemble of {len(heads)} heads: {path}")

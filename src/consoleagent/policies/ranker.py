@@ -153,7 +153,10 @@ def load_head(path: str | Path) -> Any:
 
 def save_ensemble(heads: list[str | Path], out: str | Path) -> Path:
     """Load the heads at ``heads``, write their ensemble (``policies.ranker_ensemble``) to ``out``; its
-    ``ranker.json`` names each member's source and what its own ``ranker.json`` said of its training."""
+    ``ranker.json`` names each member's source and what its own ``ranker.json`` said of its training. A folder that
+    already holds a head is refused, so a trained head is never overwritten by its ensemble."""
+    if (Path(out).expanduser() / CONFIG_FILE).exists():
+        raise FileExistsError(f"{out}: already holds a head; choose another --out")
     members = [load_head(path) for path in heads]
     about = [{"path": str(path), **{k: member.record[k] for k in ("trained", "epoch", "step", "collection") if k in member.record}}
              for path, member in zip(heads, members, strict=True)]

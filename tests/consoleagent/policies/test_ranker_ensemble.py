@@ -78,6 +78,8 @@ def test_an_ensemble_saves_and_loads_as_one_head(tmp_path: Path) -> None:
     (path / "ranker.json").write_text(json.dumps({**config, "members": 1}))
     with pytest.raises(ValueError, match="ranker.json: members 1; an ensemble has at least 2"):
         load_head(path)
+    with pytest.raises(FileExistsError, match="already holds a head"):  # any caller, not only the CLI
+        save_ensemble([str(h) for h in heads], path)
 
 
 def test_members_must_read_features_alike() -> None:
