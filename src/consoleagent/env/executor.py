@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from consoleagent.actions.spec import Action
-from consoleagent.env.faults import ActionRejected, browser_fault, navigation_fault
+from consoleagent.env.faults import ActionRejected, browser_fault, navigation_fault, no_option_error
 from consoleagent.observation import marking
 from consoleagent.observation.types import Mark
 
@@ -108,10 +108,8 @@ class Executor:
                 return Outcome()
         # only what can be chosen: a disabled entry says why the list is empty ("No options available", "Loading...");
         # listed as an option, it was selected, and timed out
-        enabled = [label for label, _, disabled in labels if not disabled]
-        shown = "; ".join(label for label, _, disabled in labels if disabled)
-        offered = ", ".join(f'"{label}"' for label in enabled[:15]) or (f"none (the list shows: {shown})" if shown else "none")
-        raise ActionRejected(f"[{mark.id}] has no option \"{option}\"; its options are: {offered}")
+        raise ActionRejected(no_option_error(mark.id, option, [label for label, _, disabled in labels if not disabled],
+                                             [label for label, _, disabled in labels if disabled]))
 
     def _set_checked(self, action: Action, wanted: bool) -> Outcome:
         mark, locator = self._target(action)

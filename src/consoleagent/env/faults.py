@@ -8,6 +8,8 @@ told, like a person would see it, and carries on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class EnvironmentFault(Exception):
     """The environment failed; the episode ends as ``env_error`` with ``cause``."""
@@ -19,6 +21,19 @@ class EnvironmentFault(Exception):
 
 class ActionRejected(Exception):
     """The page would not take the action; the message is shown to the agent."""
+
+
+OPTIONS_NAMED = 15  # options a refused select names
+
+
+def no_option_error(mark_id: int, option: str, enabled: Sequence[str], disabled: Sequence[str] = ()) -> str:
+    """What a select of an option the drop-down lacks is told: the options it has, or, with none, what its disabled
+    entries say ("No options available"). One text for the executor and for a policy that foresees the refusal from
+    the options a mark lists (``policies.follower_shadow``); both the follower and the ranker read it back."""
+    shown = "; ".join(disabled)
+    offered = ", ".join(f'"{label}"' for label in enabled[:OPTIONS_NAMED]) or (
+        f"none (the list shows: {shown})" if shown else "none")
+    return f"[{mark_id}] has no option \"{option}\"; its options are: {offered}"
 
 
 _BROWSER_GONE = (

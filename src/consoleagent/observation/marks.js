@@ -38,6 +38,7 @@ function __somMark(args) {
   // menu item's submenu).
   const SUB_WIDGETS = new Set(["group", "tree", "treeitem", "menu", "listbox"]);
   const MAXN = 100;
+  const MAX_OPTIONS = 50; // a native drop-down's options listed with its mark (a person sees them when it opens)
   // Keyboard shortcut hints ("Alt + Shift + N", "Ctrl+R", "⌘S", "F5") shown inside menu items and
   // buttons: a person reads them as a hint, not as the item's name.
   const KEY = "(?:ctrl|control|alt|option|opt|shift|cmd|command|meta|super|win)";
@@ -1093,6 +1094,14 @@ function __somMark(args) {
     const level = m.toggleOf ? m.toggleOf.level : m.level;
     if (level) rec.level = level;
     if (desc) rec.desc = cut(desc, 200);
+    // What a native drop-down offers, its disabled entries left out as the executor leaves them out ("No options
+    // available" is a reason, not a choice): without them an agent learnt them only from a failed select.
+    // Each option's value too: a select names an option by its label or its value (an id, a zone), as the executor does.
+    if (ftag === "select") {
+      const kept = Array.from(field.options).filter((o) => !o.disabled).slice(0, MAX_OPTIONS);
+      rec.options = kept.map((o) => clean(o.label || o.textContent));
+      rec.option_values = kept.map((o) => o.value);
+    }
     if (invalid) {
       const err = description(field);
       if (err) rec.error = cut(err, 200);

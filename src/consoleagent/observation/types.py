@@ -6,6 +6,18 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+OPTIONS_HEADING = "Drop-down options"  # the rendered observation's section listing what each native drop-down offers
+OPTIONS_SHOWN = 20  # options of one drop-down written into that section; more are counted
+
+
+def options_line(mark: "Mark") -> str:
+    """``[66] "Instance": "Select an instance", "media-01 (i-97…)"``; ``none`` for a list that offers nothing."""
+    options = mark.options or []
+    shown = ", ".join('"' + o.replace('"', "'") + '"' for o in options[:OPTIONS_SHOWN]) or "none"
+    more = f" and {len(options) - OPTIONS_SHOWN} more" if len(options) > OPTIONS_SHOWN else ""
+    return f'[{mark.id}] "{mark.name}": {shown}{more}'
+
+
 STATES = ("disabled", "checked", "expanded", "collapsed", "selected", "required", "invalid", "readonly", "multiline", "focused")
 
 
@@ -25,9 +37,28 @@ class Mark:
     frame: str = ""  # "" for the top document, else a path of iframe selectors
     context: str = ""  # the dialog/form/table row it belongs to, as a person would describe it
     level: int = 0  # depth in a tree (1 = top), for tree items and their expand controls; 0 elsewhere
+    options: list[str] | None = None  # a native drop-down's enabled options' labels (at most 50); None: not one
+    option_values: list[str] | None = None  # their values, in the same order (a select may name either)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for key in ("options", "option_values"):
+            if data[key] is None:  # most marks: records stay as they were before drop-downs listed their options
+                del data[key]
+        return data
+
+    def offers(self, option: str) -> bool:
+        """Whether selecting ``option`` would be taken: it is one of the listed options' labels or values, case
+        aside, as the executor matches it. True when the options are not known."""
+        if self.options is None:
+            return True
+        wanted = option.strip().casefold()
+        return any(wanted == o.casefold() for o in [*self.options, *(self.option_values or [])])
+
+    def option_value(self, label: str) -> str | None:
+        """The value of the listed option with this label, or None."""
+        pairs = zip(self.options or [], self.option_values or [], strict=False)
+        return next((value for shown, value in pairs if shown.casefold() == label.strip().casefold()), None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Mark":
@@ -82,6 +113,9 @@ class Observation:
             parts.append("## Previous actions\n" + "\n".join(lines))
         if self.last_error:
             parts.append(f"## Error from your last action\n{self.last_error}")
+        lists = [m for m in self.marks if m.options is not None]
+        if lists:
+            parts.append(f"## {OPTIONS_HEADING}\n" + "\n".join(options_line(m) for m in lists))
         parts.append(f"## Page\nURL: {self.url}\nTitle: {self.title}\n{self.text}")
         return "\n\n".join(parts)
 

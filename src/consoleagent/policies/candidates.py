@@ -6,10 +6,11 @@ encoder can read: the verb, the element's role, its accessible name and the valu
 textbox "Disk name" value archive-data`` (where it sits, its dialog or table row, is a separate
 feature). Values to type or select come from the goal (names, numbers, sizes, CIDR blocks,
 quoted phrases), the document (bold labels, the example column of parameter tables, swapped for the
-goal's value of the same kind or the listed choice the goal names, as the documentation follower does), the
-resources prepared for the task, and the options a drop-down listed in an earlier error. Page actions (scroll,
-back, wait) and the terminal ``task_complete`` and ``task_unachievable`` are always there. Nothing here knows a
-particular console.
+goal's value of the same kind or the listed choice the goal names, as the documentation follower does) and the
+resources prepared for the task; a native drop-down's choices are the options its mark lists, each read by the value it
+stands for (or, on a step recorded before marks listed them, those values and the options an earlier error named).
+Page actions (scroll, back, wait) and the terminal ``task_complete`` and ``task_unachievable`` are always there.
+Nothing here knows a particular console.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class Candidate:
     kind: str  # the action's name
     mark: Mark | None = None
     value: str | None = None
+    meaning: str | None = None  # the goal's or document's value a drop-down option stands for ("media-01" for
+    # the option "media-01 (i-97jp…)"), which the ranker's value features read; None where the value is itself
 
 
 def element_key(mark: Mark) -> tuple[str, str, str]:
@@ -202,8 +205,8 @@ def _for_mark(mark: Mark, values: list[str], options: list[str], labels: list[st
     if role in TEXT_ROLES:
         return [Candidate(f"type({mark.id}, {_quote(v)})", describe("type", mark, v), "type", mark, v) for v in values]
     if role in CHOICE_ROLES and mark.tag == "select":
-        choices = list(dict.fromkeys(options + values + labels))
-        return [Candidate(f"select({mark.id}, {_quote(v)})", describe("select", mark, v), "select", mark, v) for v in choices]
+        return [Candidate(f"select({mark.id}, {_quote(v)})", describe("select", mark, v), "select", mark, v, meaning)
+                for v, meaning in _select_choices(mark, values, options, labels)]
     if role in TOGGLE_ROLES:
         out = [Candidate(f"click({mark.id})", describe("click", mark), "click", mark)]
         if role != "radio":
@@ -211,6 +214,33 @@ def _for_mark(mark: Mark, values: list[str], options: list[str], labels: list[st
             out.append(Candidate(f"{verb}({mark.id})", describe(verb, mark), verb, mark))
         return out
     return [Candidate(f"click({mark.id})", describe("click", mark), "click", mark)]
+
+
+def _select_choices(mark: Mark, values: list[str], learnt: list[str], labels: list[str]) -> list[tuple[str, str | None]]:
+    """``(option, meaning)`` pairs to select in a native drop-down. Where the page lists its options (``Mark.options``)
+    only they are offered, since any other value is refused (an empty list offers nothing); before, values were guessed
+    from the goal and document, and a refusal's list of options (``learnt``) added the real ones (session 61: 29 of a
+    GRPO head's 40 selects on the held-out split were refused so)."""
+    wanted = list(dict.fromkeys(values + labels))
+    if mark.options is None:
+        return [(v, option_meaning(v, wanted) if v in learnt else None) for v in dict.fromkeys(learnt + wanted)]
+    return [(option, option_meaning(option, wanted, mark.option_value(option))) for option in dict.fromkeys(mark.options)]
+
+
+_OPTION_PARTS = re.compile(r"(?P<head>.+?)\s*\((?P<inner>[^()]+)\)")
+
+
+def option_meaning(option: str, wanted: list[str], value: str | None = None) -> str | None:
+    """The wanted value an option stands for without being it: its text before its brackets, its value, or a single
+    word in its brackets (an id: "media-01 (i-97jp…)" stands for media-01 and for i-97jp…, "before-upgrade (60 GiB)"
+    not for 60 GiB, which only describes it); None when it stands for none, or is one itself."""
+    if option.casefold() in {v.casefold() for v in wanted}:
+        return None
+    parts = _OPTION_PARTS.fullmatch(" ".join(option.split()))
+    inner = parts.group("inner").strip() if parts else ""
+    names = [parts.group("head") if parts else "", value or "", inner if inner and " " not in inner else ""]
+    by_name = {v.casefold(): v for v in reversed(wanted)}  # the first wanted of each spelling
+    return next((by_name[n.casefold()] for n in names if n and n.casefold() in by_name), None)
 
 
 def build_candidates(observation: Observation, values: list[str] | None = None,
@@ -280,6 +310,13 @@ def _norm(value: Any) -> str:
     return " ".join(str(value).split()).casefold()
 
 
+def _names_of(candidate: Candidate) -> set[str]:
+    """What a candidate's value may be called in an action: itself, and for a listed option its value as well
+    (a recorded ``select(12, "cn-hangzhou-h")`` chose the option "Zone H (cn-hangzhou-h)")."""
+    option_value = candidate.mark.option_value(candidate.value or "") if candidate.kind == "select" and candidate.mark else None
+    return {_norm(candidate.value)} | ({_norm(option_value)} if option_value else set())
+
+
 def match_action(candidates: list[Candidate], action: Action) -> int | None:
     """The index of the candidate that does what ``action`` did (for supervised labels), or None.
 
@@ -301,7 +338,7 @@ def match_action(candidates: list[Candidate], action: Action) -> int | None:
             return index  # a page action proposed as it is (goto a URL, press a key)
         if candidate.mark is None or candidate.mark.id != target:
             continue
-        if candidate.kind == action.name and (value is None or _norm(candidate.value) == _norm(value)):
+        if candidate.kind == action.name and (value is None or _norm(value) in _names_of(candidate)):
             return index
     for index, candidate in enumerate(candidates):  # a toggle clicked where a check was listed, or the reverse
         if candidate.mark is not None and candidate.mark.id == target and {candidate.kind, action.name} <= {"click", "check", "uncheck"}:

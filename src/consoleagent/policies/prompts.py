@@ -26,7 +26,8 @@ the console as it really is, and to report every place where the document and th
 PAGE_FORMAT = """\
 ## How you see the page
 Each turn you receive: the goal; the document's numbered steps and the step you are on; your \
-previous actions with their results; the error of your last action, if it failed; and the page: \
+previous actions with their results; the error of your last action, if it failed; the options of \
+the page's drop-down lists (select one with `select(id, "option")`); and the page: \
 its URL, its title and an outline of its content. In the outline, every element you can act on \
 has an id in brackets, its role and its accessible name, e.g. `[12] button "Create VPC"` or \
 `[7] textbox "Name" value="web-01"`; headings, text, tables and dialogs are shown around them so \

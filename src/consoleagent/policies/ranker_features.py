@@ -40,9 +40,10 @@ SCALAR_FEATURES = ("cos_goal", "cos_doc", "cos_last", "cos_history", "repeat", "
 N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
 # reports became candidates; 3: the tables of documents that mark no label give values; 4: a table's listed choices
-# give the value the goal names; 5: the document's plan is the follower's reading of the goal, ``with_goal_values``),
+# give the value the goal names; 5: the document's plan is the follower's reading of the goal, ``with_goal_values``;
+# 6: a drop-down's listed options are its only choices, read by the value they stand for, ``Candidate.meaning``),
 # so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 5
+FEATURES_VERSION = 6
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48
@@ -197,6 +198,7 @@ def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]
     mark = candidate.mark
     name = " ".join(mark.name.split()).casefold() if mark is not None else ""
     value = (candidate.value or "").casefold() if candidate.kind in ("type", "select") else ""
+    meant = (candidate.meaning or value).casefold() if value else ""  # what the goal or document calls this value
     name_words = _words(name)
     expected = expected_value(context, mark.name).casefold() if value and mark is not None else ""
     example = context.rows[name].example if value and name in context.rows else ""
@@ -206,8 +208,8 @@ def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]
     return [
         float(bool(name) and name in context.labels),
         float(len(name) >= 3 and name in context.goal.casefold()),
-        float(bool(value) and (value in context.values or value in context.goal.casefold())),
-        float(bool(value) and value in context.doc_text),
+        float(bool(meant) and (meant in context.values or meant in context.goal.casefold())),
+        float(bool(meant) and meant in context.doc_text),
         float(bool(value) and mark is not None and (mark.value or "").casefold() == value),
         float(mark.in_viewport) if mark is not None else 1.0,
         float(mark is not None and "dialog" in mark.context),
@@ -219,8 +221,8 @@ def _exact(context: EpisodeContext, candidate: Candidate, page: dict[str, float]
         page["last_was_type"],
         best_doc,
         _dice(_words(candidate.text), _words(context.goal)),
-        float(bool(expected) and value == expected),
-        float(bool(example) and _shape(example) >= 0 and _shape(example) == _shape(value)),
+        float(bool(expected) and meant == expected),
+        float(bool(example) and _shape(example) >= 0 and _shape(example) == _shape(meant)),
         float(bool(where) and any(i in where for i in context.identifiers)),
         max((_dice(where_words, words) for words in context.line_words), default=0.0) if where_words else 0.0,
     ]
@@ -318,7 +320,7 @@ def _plan_features(plan: list[PlanItem], done: set[int], pointer: int, candidate
     mark = candidate.mark
     if mark is None or not plan:
         return [0.0] * 5
-    name, value = _norm(mark.name), _norm(candidate.value or "")
+    name, value = _norm(mark.name), _norm(candidate.meaning or candidate.value or "")
     hits = ([j for j, item in enumerate(plan) if _matches(item, candidate.kind, name, value, exact=True)]
             or [j for j, item in enumerate(plan) if _matches(item, candidate.kind, name, value)])
     ahead = [j for j in hits if _open(plan, done, pointer, j)]

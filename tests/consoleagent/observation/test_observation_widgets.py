@@ -362,3 +362,33 @@ def test_a_code_editor_is_a_multiline_textbox_named_by_no_line_number(som: Any, 
     act(som, snap, f'type({editor.id}, "NOTIFY widgets_changed")')
     act(som, snap, f"click({by_name(snap, 'Save').id})")
     assert som.title() == "saved: NOTIFY widgets_changed"
+
+
+def test_a_native_drop_downs_options_are_listed_with_their_values_and_a_refusal_is_foreseen(som: Any, site: str) -> None:
+    """Its enabled options' labels (whitespace as a person reads it) and values, at most 50; a select neither names is
+    refused with the very text ``foreseen_refusal`` predicts from the mark, so the follower run beside the ranker is
+    told what the console would say."""
+    from consoleagent.env.faults import no_option_error
+    from consoleagent.policies.follower_shadow import foreseen_refusal
+
+    som.goto(f"{site}/listed_options.html")
+    snap = snapshot(som)
+    instance, kind = by_name(snap, "Instance"), by_name(snap, "Instance type")
+    assert instance.options == ["Select an instance", "media-01 (i-97jp)", "media-03 (i-5zz)"]
+    assert instance.option_values == ["", "i-97jp", "i-5zz"]
+    assert len(kind.options or []) == len(kind.option_values or []) == 50 and (kind.options or [""])[0] == "ecs.t0.large"
+    assert all(m.options is None for m in snap.marks if m.tag != "select")
+    with pytest.raises(ActionRejected) as refused:
+        act(som, snap, f'select({instance.id}, "media-01")')
+    assert str(refused.value) == foreseen_refusal(f'select({instance.id}, "media-01")', _observed(snap))
+    assert str(refused.value) == no_option_error(instance.id, "media-01", instance.options or [])
+    for option in ("i-5zz", "media-01 (i-97jp)"):  # by value and by label: taken, and foreseen so
+        assert foreseen_refusal(f'select({instance.id}, "{option}")', _observed(snap)) is None
+        act(som, snap, f'select({instance.id}, "{option}")')
+    assert som.locator("#instance").input_value() == "i-97jp"
+
+
+def _observed(snap: PageSnapshot) -> Any:
+    from consoleagent.observation.types import Observation
+
+    return Observation(url=snap.url, title=snap.title, text="", marks=snap.marks)
