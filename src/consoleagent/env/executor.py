@@ -15,7 +15,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from consoleagent.actions.spec import Action
 from consoleagent.env.faults import ActionRejected, browser_fault, navigation_fault, no_option_error
 from consoleagent.observation import marking
-from consoleagent.observation.types import Mark
+from consoleagent.observation.types import Mark, names_option
 
 ELEMENT_TIMEOUT_MS = 3_000
 NAVIGATION_TIMEOUT_MS = 20_000
@@ -101,7 +101,7 @@ class Executor:
                                  "click it, then click the option")
         labels = locator.evaluate("el => Array.from(el.options).map(o => [o.label.trim(), o.value, o.disabled])")
         for label, value, disabled in labels:
-            if option.strip().casefold() in (label.casefold(), value.casefold()):
+            if names_option(option, label, value):
                 if disabled:  # Playwright would wait for it to be enabled until the timeout
                     raise ActionRejected(f"[{mark.id}]'s option \"{label}\" is disabled: it cannot be chosen")
                 locator.select_option(value=value, timeout=ELEMENT_TIMEOUT_MS)

@@ -18,6 +18,12 @@ def options_line(mark: "Mark") -> str:
     return f'[{mark.id}] "{mark.name}": {shown}{more}'
 
 
+def names_option(option: str, label: str, value: str) -> bool:
+    """Whether ``select(id, option)`` means the option with this label and value: either, whitespace at the ends and
+    case aside (the executor's test on the page, and ``Mark.offers``'s on the options a mark lists)."""
+    return option.strip().casefold() in (label.casefold(), value.casefold())
+
+
 STATES = ("disabled", "checked", "expanded", "collapsed", "selected", "required", "invalid", "readonly", "multiline", "focused")
 
 
@@ -52,8 +58,8 @@ class Mark:
         aside, as the executor matches it. True when the options are not known."""
         if self.options is None:
             return True
-        wanted = option.strip().casefold()
-        return any(wanted == o.casefold() for o in [*self.options, *(self.option_values or [])])
+        values = self.option_values or [""] * len(self.options)
+        return any(names_option(option, label, value) for label, value in zip(self.options, values, strict=False))
 
     def option_value(self, label: str) -> str | None:
         """The value of the listed option with this label, or None."""
