@@ -224,7 +224,10 @@ def _select_choices(mark: Mark, values: list[str], learnt: list[str], labels: li
     wanted = list(dict.fromkeys(values + labels))
     if mark.options is None:
         return [(v, option_meaning(v, wanted) if v in learnt else None) for v in dict.fromkeys(learnt + wanted)]
-    return [(option, option_meaning(option, wanted, mark.option_value(option))) for option in dict.fromkeys(mark.options)]
+    first: dict[str, str] = {}  # each label once, in page order, with its first option's value
+    for option, value in zip(mark.options, mark.option_values or [""] * len(mark.options), strict=False):
+        first.setdefault(option, value)
+    return [(option, option_meaning(option, wanted, value or None)) for option, value in first.items()]
 
 
 _OPTION_PARTS = re.compile(r"(?P<head>.+?)\s*\((?P<inner>[^()]+)\)")
@@ -234,12 +237,12 @@ def option_meaning(option: str, wanted: list[str], value: str | None = None) -> 
     """The wanted value an option stands for without being it: its text before its brackets, its value, or a single
     word in its brackets (an id: "media-01 (i-97jp…)" stands for media-01 and for i-97jp…, "before-upgrade (60 GiB)"
     not for 60 GiB, which only describes it); None when it stands for none, or is one itself."""
-    if option.casefold() in {v.casefold() for v in wanted}:
+    by_name = {v.casefold(): v for v in reversed(wanted)}  # the first wanted of each spelling
+    if option.casefold() in by_name:
         return None
     parts = _OPTION_PARTS.fullmatch(" ".join(option.split()))
     inner = parts.group("inner").strip() if parts else ""
     names = [parts.group("head") if parts else "", value or "", inner if inner and " " not in inner else ""]
-    by_name = {v.casefold(): v for v in reversed(wanted)}  # the first wanted of each spelling
     return next((by_name[n.casefold()] for n in names if n and n.casefold() in by_name), None)
 
 
