@@ -230,7 +230,8 @@ def _select_choices(mark: Mark, values: list[str], learnt: list[str], labels: li
     return [(option, option_meaning(option, wanted, value or None)) for option, value in first.items()]
 
 
-_OPTION_PARTS = re.compile(r"(?P<head>.+?)\s*\((?P<inner>[^()]+)\)")
+# "name (id)", with any status after a middle dot ("shop-02 (i-7x) · Running", stratus's instance lists)
+_OPTION_PARTS = re.compile(r"(?P<head>.+?)\s*\((?P<inner>[^()]+)\)(?:\s*·.*)?")
 
 
 def option_meaning(option: str, wanted: list[str], value: str | None = None) -> str | None:

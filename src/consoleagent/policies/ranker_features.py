@@ -41,9 +41,10 @@ N_FEATURES = len(SCALAR_FEATURES) + len(KINDS) + N_ROLES
 # Raised whenever the candidates or the rows of a step change without changing their width (2: the follower's
 # reports became candidates; 3: the tables of documents that mark no label give values; 4: a table's listed choices
 # give the value the goal names; 5: the document's plan is the follower's reading of the goal, ``with_goal_values``;
-# 6: a drop-down's listed options are its only choices, read by the value they stand for, ``Candidate.meaning``),
+# 6: a drop-down's listed options are its only choices, read by the value they stand for, ``Candidate.meaning``;
+# 7: an option with a status after its brackets, "shop-02 (i-7x) · Running", is read as shop-02 too),
 # so features cached by an earlier version are computed anew.
-FEATURES_VERSION = 6
+FEATURES_VERSION = 7
 COS_GOAL, COS_DOC = 0, 1
 FOLLOWER_PICK = SCALAR_FEATURES.index("follower_pick")
 MAX_DOC_LINES = 48

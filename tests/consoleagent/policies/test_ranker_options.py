@@ -56,6 +56,8 @@ def test_a_listed_drop_down_offers_only_its_options_each_read_by_the_value_it_st
     ("media-010 (i-5)", "i-5", ["media-01"], None),  # never a name that merely begins it
     ("before-upgrade (60 GiB)", "s-1", ["60 GiB", "60"], None),  # words in brackets describe it: no name of it
     ("golden-data (60 GiB)", "s-1", ["60 GiB", "golden-data"], "golden-data"),
+    ("shop-02 (i-7x) · Running", "i-7x", ["shop-02"], "shop-02"),  # a status after the brackets
+    ("shop-02 (i-7x) · Running", "i-7x", ["Running"], None),  # is no name of it
 ])
 def test_option_meaning(option: str, value: str, wanted: list[str], meaning: str | None) -> None:
     assert option_meaning(option, wanted, value) == meaning
