@@ -16,7 +16,7 @@ from consoleagent.suite import TASKS_ROOT
 from consoleagent.suite.validation import load_all, task_files
 from consoleagent.tasks.spec import TaskSpec
 
-__all__ = ["FILTER_FIELDS", "SelectorError", "load_all", "load_suite", "select", "task_files"]
+__all__ = ["FILTER_FIELDS", "SelectorError", "load_all", "load_suite", "select", "shipped_tasks", "task_files"]
 
 FILTER_FIELDS = ("id", "product", "difficulty", "split", "release", "expected", "family")
 
@@ -53,3 +53,24 @@ def load_suite(selector: str | None = None, root: Path = TASKS_ROOT) -> list[Tas
     if selector and not picked:
         raise SelectorError(f"task selector {selector!r} selects none of the {len(specs)} tasks under {root}")
     return picked
+
+
+def shipped_tasks() -> dict[str, TaskSpec]:
+    """Every task file that any console backend ships (stratus's suite, pgAdmin's tasks, ...), by id.
+
+    A teacher collection may come from any console (``collect --console pgadmin``), and training checks each
+    episode's task, its split above all, against its spec; ids are unique across consoles, so one map serves
+    them all, and a clash is refused rather than letting one console's task shadow another's."""
+    from consoleagent.consoles import backend_names, tasks_root_of
+
+    specs: dict[str, TaskSpec] = {}
+    owners: dict[str, str] = {}
+    for console in backend_names():
+        root = tasks_root_of(console)
+        if root is None or not root.is_dir():
+            continue
+        for spec in load_suite(None, root):
+            if spec.id in owners:
+                raise ValueError(f"task id {spec.id!r} is shipped by two consoles ({owners[spec.id]}, {console})")
+            specs[spec.id], owners[spec.id] = spec, console
+    return specs

@@ -28,9 +28,9 @@ def build_samples(results_dir: str | Path, *, specs: dict[str, Any] | None = Non
     ``system`` is the samples' system message (``samples.system_text(profile)``; the full prompt when None)."""
     episodes = load_ledger(results_dir)
     if specs is None:
-        from consoleagent.suite.catalog import load_suite
+        from consoleagent.suite.catalog import shipped_tasks
 
-        specs = {s.id: s for s in load_suite(None)}
+        specs = shipped_tasks()
     truth = ground_truth({e.task_id: specs[e.task_id] for e in episodes if e.task_id in specs})
     kept, task_report = task_filter(episodes, truth)
     steps = [item for episode in kept for item in episode_steps(episode)]

@@ -222,9 +222,9 @@ def _split_episodes(results_dir: str | Path, specs: dict[str, Any] | None, split
 
     episodes = load_ledger(results_dir)
     if specs is None:
-        from consoleagent.suite.catalog import load_suite
+        from consoleagent.suite.catalog import shipped_tasks
 
-        specs = {s.id: s for s in load_suite(None)}
+        specs = shipped_tasks()
     specs = {**specs, **explored_tasks(results_dir)}  # a self-exploration collection's own tasks (explore.jsonl)
     unknown = sorted({e.task_id for e in episodes if e.task_id not in specs})
     if unknown:
