@@ -25,7 +25,7 @@ def ledger(directory: Path, key: str) -> Path:
     return directory
 
 
-def test_every_console_s_tasks_are_known_with_their_splits() -> None:
+def test_every_consoles_tasks_are_known_with_their_splits() -> None:
     specs = shipped_tasks()
     assert specs["ecs-keypair-create-01"].console == "stratus"
     assert specs["pgadmin-cast-create-01"].console == "pgadmin" and specs["pgadmin-cast-create-01"].split == "train"
