@@ -53,18 +53,23 @@ class Mark:
                 del data[key]
         return data
 
+    def listed(self) -> list[tuple[str, str | None]]:
+        """The listed options as (label, value) pairs in page order; a value is None where none was recorded.
+        The one place labels and values are paired, for ``offers``, ``option_value`` and the ranker's choices."""
+        labels = self.options or []
+        values: list[str | None] = list(self.option_values or [])
+        return list(zip(labels, values + [None] * (len(labels) - len(values)), strict=False))
+
     def offers(self, option: str) -> bool:
         """Whether selecting ``option`` would be taken: it is one of the listed options' labels or values, case
         aside, as the executor matches it. True when the options are not known."""
         if self.options is None:
             return True
-        values = self.option_values or [""] * len(self.options)
-        return any(names_option(option, label, value) for label, value in zip(self.options, values, strict=False))
+        return any(names_option(option, label, value or "") for label, value in self.listed())
 
     def option_value(self, label: str) -> str | None:
         """The value of the listed option with this label, or None."""
-        pairs = zip(self.options or [], self.option_values or [], strict=False)
-        return next((value for shown, value in pairs if shown.casefold() == label.strip().casefold()), None)
+        return next((value for shown, value in self.listed() if shown.casefold() == label.strip().casefold()), None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Mark":

@@ -224,8 +224,8 @@ def _select_choices(mark: Mark, values: list[str], learnt: list[str], labels: li
     wanted = list(dict.fromkeys(values + labels))
     if mark.options is None:
         return [(v, option_meaning(v, wanted) if v in learnt else None) for v in dict.fromkeys(learnt + wanted)]
-    first: dict[str, str] = {}  # each label once, in page order, with its first option's value
-    for option, value in zip(mark.options, mark.option_values or [""] * len(mark.options), strict=False):
+    first: dict[str, str | None] = {}  # each label once, in page order, with its first option's value
+    for option, value in mark.listed():
         first.setdefault(option, value)
     return [(option, option_meaning(option, wanted, value or None)) for option, value in first.items()]
 
