@@ -46,3 +46,14 @@ def test_a_pgadmin_collection_trains_and_its_held_out_tasks_are_refused(tmp_path
 def test_a_task_no_console_ships_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="tasks the suite does not have: nowhere-task-01"):
         preferred_episodes([ledger(tmp_path / "unknown", "nowhere-task-01#0")])
+
+
+def test_a_task_id_two_consoles_ship_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One map serves every console only while ids are unique: two consoles shipping the same task files (here
+    pgAdmin's folder answered for every console) are refused, naming the id and both consoles."""
+    import consoleagent.consoles as consoles
+
+    pgadmin_root = consoles.tasks_root_of("pgadmin")
+    monkeypatch.setattr(consoles, "tasks_root_of", lambda console: pgadmin_root)
+    with pytest.raises(ValueError, match=r"task id 'pgadmin-[\w-]+' is shipped by two consoles \(pgadmin, stratus\)"):
+        shipped_tasks()
