@@ -126,11 +126,12 @@ class Instruction:
     # fill of a switch: the fields its description says to set once it is on ("Select it to assign a public IP
     # address, and set the **Peak Bandwidth** in Mbps"), each with no value yet and the unit the description gives
     reveals: list[Instruction] = field(default_factory=list)
-    row_added: bool = False  # fill/choose of a field that is a grid on the page: its row was added for the value
+    row_added: bool = False  # fill/choose of a field that is a grid on the page: its row was added for the value;
+    # click: an Add queued for one further item of a list (never expanded into the list's rows again)
     # choose of a switch listed with others ("the switch next to **INSERT**, **UPDATE**, **DELETE**, or **TRUNCATE**"):
     # all their labels, so that a goal's "only the inserts" turns the others off
     siblings: list[str] = field(default_factory=list)
-    empty_only: bool = False  # fill: the empty field of that name (a row just added below rows already filled)
+    empty_only: bool = False  # fill/choose: the empty field of that name (a row just added below rows already set)
     tried: list[str] = field(default_factory=list)  # row_action (value: the list's URL): entries opened already
 
 

@@ -33,7 +33,7 @@ from consoleagent.policies.docfollow.editors import editor_mark
 from consoleagent.policies.docfollow.enablers import enabler
 from consoleagent.policies.docfollow.explore import Explorer
 from consoleagent.policies.docfollow.marks import Match, editable, empty_field, find_mark, names_in
-from consoleagent.policies.docfollow.more_rows import further_items
+from consoleagent.policies.docfollow.more_rows import further_items, listed_from, next_listed
 from consoleagent.policies.docfollow.optional_rows import empty_row_add, optional_add
 from consoleagent.policies.docfollow.goal_code import code_from_goal
 from consoleagent.policies.docfollow.goal_fields import names as holds_name, switch_from_goal, value_from_goal
@@ -317,6 +317,12 @@ class DocFollowerPolicy(Choices, Detours):
             return self._decide(Action("click", (add.id,)), f"Step {self.step}: {ins.target!r} is a grid here: a row "
                                 f"for {value!r}: [{add.id}] {add.name!r}.", ins, done=False)
         ins.value = value  # a described field's value is its sentence: the cell takes the goal's
+        following = next_listed(self.goal, value)
+        if following is not None and self.queue and self.queue[0] is ins:
+            # "the tables public.orders and public.customers": a row for each listed item, one after the other
+            # (a fill: its value is the item, where a choose's would be read from the goal again)
+            self.queue.insert(1, replace(ins, kind="fill", value=following, text=f"{ins.target}: {following}",
+                                         row_added=False))
         return self._fill(ins, cell)
 
     def _names_another_field(self, ins: Instruction, mark: Mark) -> bool:
@@ -482,7 +488,7 @@ class DocFollowerPolicy(Choices, Detours):
                     self.queue.popleft()
                     return None
             return self._with_match(ins, obs, match, lambda m: self._fill(ins, m))
-        if self._more_rows(ins):
+        if self._more_rows(ins, obs):
             return None  # the rows for the goal's further items are queued in its place
         if (optional_add(ins, self.goal) or self._adds_row_for_nothing(ins)) and not self._adds_what_was_set(ins):
             self.queue.popleft()  # a row the goal has nothing for
@@ -847,25 +853,45 @@ class DocFollowerPolicy(Choices, Detours):
         named = {normalize(label) for label in bold_labels(ins.sentence or ins.text)} - {normalize(ins.target)}
         return any(normalize(name) in named for (name, _), step in self.fields_set.items() if step == self.step)
 
-    def _more_rows(self, ins: Instruction) -> bool:
+    def _more_rows(self, ins: Instruction, obs: Observation) -> bool:
         """"Click the **Add** icon (+) to specify each additional option/value pair" and a goal with a further option:
         an **Add** and the previous step's fields (the row the page described), valued from that item, for each
-        item after the first (``more_rows``). True when it queued them in place of ``ins``."""
-        if ins.kind != "click" or normalize(ins.target) != "add" or self.step < 2:
-            return False
+        item after the first (``more_rows``); or "Click **Add** to assign a new set of privileges" and a goal that
+        lists further items for the row's first field ("to the roles reporting and auditors"): a row for each.
+        True when it queued them in place of ``ins``."""
+        if ins.kind != "click" or normalize(ins.target) != "add" or self.step < 2 or ins.row_added:
+            return False  # (an Add queued here for one item is that item's, not a list's again)
         fields = [i for i in instructions_from(self.document[self.step - 2]) if i.kind in ("fill", "select", "choose")]
         rows = []
         for item in further_items(ins.sentence or ins.text, self.goal, fields[0].target if fields else ""):
             values = [value_from_goal(f.target, item) for f in fields]
             if fields and all(values):
-                rows += [Instruction("click", ins.target, text=ins.text)] + [
+                rows += [Instruction("click", ins.target, text=ins.text, row_added=True)] + [
                     Instruction("fill", f.target, value, text=f"{f.target}: {value}", empty_only=True)
                     for f, value in zip(fields, values)]
+        if not rows and fields:
+            rows = self._rows_for_listed(ins, obs, fields)
         if not rows:
             return False
         self.queue.popleft()
         self.queue.extendleft(reversed(rows))
         return True
+
+    def _rows_for_listed(self, ins: Instruction, obs: Observation, fields: list[Instruction]) -> list[Instruction]:
+        """The rows for the goal's items listed after the one the last row's first field holds ("reporting" in
+        **Grantee**, of "the roles reporting and auditors"): an **Add**, that field set to the item, and the row's
+        other fields as the first row's were, each in the new row's empty field. Measured as a foreign server
+        granted to reporting only, on pgadmin-foreign-server-create-06."""
+        first = fields[0]
+        held = [m.value.strip() for m in obs.marks if normalize(m.name) == normalize(first.target) and (m.value or "").strip()]
+        if not held:
+            return []
+        rows = []
+        for item in listed_from(self.goal, held[-1]):
+            rows += [Instruction("click", ins.target, text=ins.text, row_added=True),
+                     Instruction("fill", first.target, item, text=f"{first.target}: {item}", empty_only=True)]
+            rows += [replace(f, empty_only=True) for f in fields[1:]]
+        return rows
 
     def _into_empty_field(self, ins: Instruction, obs: Observation) -> Decision | None:
         """The value into the empty field named ``ins.target`` (the last of them: a row just added)."""

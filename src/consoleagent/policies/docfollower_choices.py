@@ -114,6 +114,13 @@ class Choices:
         match = self._find(ins, obs, roles=FIELD_ROLES)
         if match is not None and match.quality == "fuzzy" and _plural_of(ins.target, match.mark.name):
             match = Match(match.mark, "exact", 1.0)  # "Events" describes the field "Event"
+        if ins.empty_only:  # a field of a row just added below rows already set: the last blank one of its name
+            blank = [m for m in obs.marks if normalize(m.name) == normalize(ins.target)
+                     and m.role in FIELD_ROLES - TOGGLE_ROLES and not (m.value or "").strip()]
+            if not blank:
+                self.queue.popleft()  # the new row shows it already set, or has no such field
+                return None
+            match = Match(blank[-1], "exact", 1.0)
         grid = self._into_grid(ins, obs, match)
         if grid is not None:
             return grid
@@ -149,7 +156,9 @@ class Choices:
                 self.queue.popleft()  # the goal does not say: the console's default stays
                 return None
             return self._toggle(ins, mark, on)
-        how = description(ins.target, self._hint())  # the document's whole sentence about the field
+        # the document's whole sentence about the field; for a row added by a later step, its own step's
+        how = description(ins.target, self._hint()) or next(
+            (said for step in self.document if (said := description(ins.target, step))), "")
         if "readonly" in mark.states and opens_boxes(how):  # "Click inside the **Privileges** field. Check the boxes"
             self.queue[0] = Instruction("tick", ins.target, text=ins.text)
             return self._decide(Action("click", (mark.id,)), f"Step {self.step}: {ins.target!r}: its boxes.", None)

@@ -233,6 +233,32 @@ def test_a_field_that_opens_check_boxes_gets_those_the_goal_names_ticked() -> No
     assert boxes_to_tick(boxes, "Create a gadget g1 and grant the USAGE privilege on it.") == [boxes[1]]
 
 
+def test_each_role_the_goal_lists_gets_its_own_row_of_privileges() -> None:
+    """"grant the USAGE privilege on it to the roles r1 and r2": "Click **Add** to assign a new set of privileges"
+    adds a second row for r2, whose **Grantee** and **Privileges** are the new row's blank fields, never the first
+    row's (measured as a foreign server granted to the first role only, on pgadmin-foreign-server-create-06)."""
+    document = ["Click **Add** before you assign a set of privileges.",
+                "Fill in the fields of **Security**.\na. Select the role in the **Grantee** field.\n"
+                "b. Click inside the **Privileges** field. Check the boxes to the left of one or more privileges to grant.",
+                "Click **Add** to assign a new set of privileges; to discard a privilege, click the trash icon."]
+    policy = DocFollowerPolicy()
+    policy.reset("Create a gadget g1 and grant the USAGE privilege on it to the roles r1 and r2.", document)
+    add = Mark(9, "button", "Add row")
+    first = [Mark(1, "combobox", "Grantee", tag="input", value="r1"),
+             Mark(2, "textbox", "Privileges", value="U", states=["readonly"])]
+    policy.step = 3  # the first row is set: the last step's Add
+    policy.queue.clear()
+    policy.queue.extend(instructions_from(document[2]))
+    assert act(policy, [add, *first]).args == (9,)  # a row for r2
+    second = [Mark(3, "combobox", "Grantee", tag="input"), Mark(4, "textbox", "Privileges", states=["readonly"])]
+    assert act(policy, [add, *first, *second]).args == (3, "r2")  # the new row's Grantee, not the first's
+    second[0] = replace(second[0], value="r2")
+    assert act(policy, [add, *first, *second, Mark(5, "option", "r2")]).args == (5,)
+    assert act(policy, [add, *first, *second]).args == (4,)  # the new row's Privileges
+    assert act(policy, [add, *first, *second]).name == "wait"
+    assert act(policy, [add, *first, *second, Mark(6, "checkbox", "USAGE")]).args == (6,)
+
+
 def test_the_tool_a_goal_names_is_no_place_to_look() -> None:
     """"... using Acme Admin's Backup dialog": the application's name (the title's last part) gives no
     goal word, so a dashboard link "Acme Admin" is not taken for the way to the dialog."""
@@ -338,6 +364,37 @@ def test_a_field_the_console_made_a_grid_gets_a_row_for_the_goals_value() -> Non
                 Mark(98, "textbox", "Where")]
     assert act(policy, with_row).args == (97, "public.orders")
     assert act(policy, [*with_row, Mark(99, "option", "public.orders")]).args == (99,)
+    assert policy.discrepancies == 0
+
+
+def test_each_table_the_goal_lists_gets_its_own_row() -> None:
+    """"the tables public.orders and public.customers" into a **Tables** grid: a second row for the second table
+    once the first holds its own, never typed over the first (measured as a publication saved with public.orders
+    only, on pgadmin-publication-create-05)."""
+    from consoleagent.policies.docfollow.more_rows import next_listed
+
+    goal = "create a publication named p2 that publishes the tables public.orders and public.customers, only inserts."
+    assert next_listed(goal, "public.orders") == "public.customers"
+    assert next_listed(goal, "public.customers") is None  # "only" is no table
+    assert next_listed("tables public.a, public.b, and public.c.", "public.b") == "public.c"
+    assert next_listed("the table public.a and the role r1.", "public.a") is None  # two things, not a list
+    assert next_listed("the roles reporting and auditors.", "reporting") == "auditors"  # words after a plural noun
+    assert next_listed("to the role reporting and also to x.", "reporting") is None  # prose after a singular one
+    policy = DocFollowerPolicy()
+    policy.reset(goal, ["Use the **Tables** tab to set table properties for the publication:\n"
+                        "c. Specify a table or list of tables separated by a comma in **Tables** field to replicate them.\n"
+                        "d. Specify a schema or list of schemas separated by a comma in **Tables In Schema** field."])
+    form = [Mark(91, "switch", "All tables?"), Mark(93, "combobox", "Tables in Schema", tag="input"),
+            Mark(94, "button", "Add row"), Mark(95, "clickable", "Table Name Columns Where")]
+    assert act(policy, form).args == (94,)
+    first_row = [*form, Mark(97, "combobox", "Table Name", tag="input")]
+    assert act(policy, first_row).args == (97, "public.orders")
+    assert act(policy, [*first_row, Mark(99, "option", "public.orders")]).args == (99,)
+    filled = [*form, Mark(97, "combobox", "Table Name", tag="input", value="public.orders")]
+    assert act(policy, filled).args == (94,)  # a row for the second table
+    second_row = [*filled, Mark(100, "combobox", "Table Name", tag="input")]
+    assert act(policy, second_row).args == (100, "public.customers")
+    assert act(policy, [*second_row, Mark(101, "option", "public.customers")]).args == (101,)
     assert policy.discrepancies == 0
 
 
@@ -454,6 +511,10 @@ def test_a_choice_the_goal_names_replaces_the_fields_default_and_a_switch_follow
     switched = act(policy, [Mark(50, "combobox", "Event", tag="input", value="DELETE"), Mark(51, "switch", "Do instead?")])
     assert (switched.name, switched.args) == ("check", (51,))
     assert switch_from_goal("Do instead?", "a rule that does nothing instead of a DELETE.") is True
+    # a question label asks about its other words: "instead of a DELETE, runs ..." never says "do"
+    assert switch_from_goal("Do instead?", "a rule that, instead of a DELETE, runs NOTIFY x.") is True
+    assert switch_from_goal("Do instead?", "a rule that, on each UPDATE, also runs NOTIFY x.") is None
+    assert switch_from_goal("Is template?", "create a template database named t1.") is True
 
 
 def test_an_empty_drop_down_is_opened_and_the_option_the_goal_names_taken_once() -> None:

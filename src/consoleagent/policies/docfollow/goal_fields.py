@@ -328,12 +328,16 @@ _SWITCH_OFF = {"disable", "deactivate", "stop", "cancel"}
 # "with auto-renewal enabled": the participle after the switch's words (measured as the switch left cleared)
 _SWITCHED_ON = {stem(w) for w in ("enabled", "activated", "allowed")}
 _SWITCHED_OFF = {stem(w) for w in ("disabled", "deactivated", "stopped", "cancelled")}
+# A switch labelled as a question ("Do instead?", "Is template?") asks about its other words: a goal "instead of a
+# DELETE" says **Do instead**, though it never says "do" (measured as the rule created without DO INSTEAD)
+_ASKING = {"do", "is", "are", "has"}
 
 
 def switch_from_goal(label: str, goal: str) -> bool | None:
     """On when every word of the switch's label is in the goal ("All tables?" in "for all tables"), off when
     the goal says "without <its first word>ing" ("without connecting now"), None when the goal is silent."""
-    words = [stem(w) for w in _label_words(label) if w not in GENERIC]
+    label_words = _asked(_label_words(label))
+    words = [stem(w) for w in label_words if w not in GENERIC]
     if not words:
         return None
     stems = [stem(t) for t in _tokens(goal)]
@@ -347,7 +351,7 @@ def switch_from_goal(label: str, goal: str) -> bool | None:
     for i, s in enumerate(stems):
         if s == words[0] and i > 0 and stems[i - 1] in _NEGATIONS:
             return False
-    if _together(words, stems) or _together([root(w) for w in _label_words(label) if w not in GENERIC],
+    if _together(words, stems) or _together([root(w) for w in label_words if w not in GENERIC],
                                             [root(t) for t in _tokens(goal)]):
         return True  # "freezes the rows" names **FREEZE**: compared without the final "e" too
     return _given_object(words, stems)
@@ -373,6 +377,11 @@ def purpose_in_goal(sentence: str, goal: str) -> bool:
     at = next(i for i, r in enumerate(roots) if r == what[0])
     negated = any(r in _NEGATIONS | _EXCLUDING for r in roots[max(0, at - 3):at])
     return negated == (stem(purpose.group("verb")) in _EXCLUDING)
+
+
+def _asked(words: list[str]) -> list[str]:
+    """A question label's words without its asking verb ("Do instead?" is about "instead")."""
+    return words[1:] if len(words) > 1 and words[0] in _ASKING else words
 
 
 def _together(words: list[str], stems: list[str]) -> bool:
