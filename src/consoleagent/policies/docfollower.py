@@ -52,6 +52,7 @@ __all__ = ["DocFollowerPolicy", "Instruction", "find_mark", "instructions_from",
 CLICK_PREFERRED = ["button", "link", "tab", "menuitem", "treeitem", "option"]
 # The end of a menu path is a place to go: a link before a same-named group button (which would only fold the menu).
 NAVIGATION_PREFERRED = ["link", "menuitem", "treeitem", "tab", "option", "button"]
+_SAYS_BUTTON = re.compile(r"\bbuttons?\b", re.I)  # the document says the element is a button
 _IN_NAVIGATION = re.compile(r"\b(?:navigation (?:pane|menu|bar)|left-side (?:pane|menu)|side ?bar|side menu)\b", re.I)
 
 MAX_WAITS = 10  # wait(3) at most this often for a "wait until" instruction
@@ -497,6 +498,11 @@ class DocFollowerPolicy(Choices, Detours):
         # group button that folds the menu
         in_menu = _IN_NAVIGATION.search(ins.sentence or ins.text or self._hint())
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=NAVIGATION_PREFERRED if in_menu else CLICK_PREFERRED)
+        if match is not None and match.mark.role in TOGGLE_ROLES and _SAYS_BUTTON.search(ins.sentence or ins.text or ""):
+            # "Select a button next to **Maintenance operation**: ... **ANALYZE** ...": the button, not the same-named
+            # switch of another operation's options (measured as VACUUM ANALYZE run for a goal's ANALYZE)
+            button = self._find(ins, obs, roles={"button"})
+            match = button if button is not None and button.quality == match.quality else match
         group = radio_group(ins.target, obs) if match is None and ins.kind == "click" else []
         if group:
             return self._select_in_group(ins, group)

@@ -892,3 +892,18 @@ def test_words_a_longer_label_of_the_step_claims_are_not_a_shorter_ones() -> Non
     listed = [Mark(30, "combobox", "Column", tag="input", states=["expanded"]), include,
               Mark(50, "option", "id"), Mark(51, "option", "room"), Mark(52, "option", "guest"), Mark(40, "button", "Save")]
     assert act(policy, listed) == parse_action('type(30, "room")')
+
+
+def test_a_button_the_document_names_is_pressed_not_a_same_named_switch() -> None:
+    """"Select a button next to **Maintenance operation**: **VACUUM** ..., **ANALYZE** ..." for a goal's ANALYZE, on a
+    dialog whose VACUUM options include a switch **ANALYZE** in a group whose name shares the step's words ("Type of
+    objects"): the operation's button is clicked (measured as VACUUM (ANALYZE) run, on pgadmin-maintenance-analyze-02)."""
+    step = ("Select a button next to **Maintenance operation** to specify the type of maintenance: **VACUUM** to scan "
+            "the selected table, **ANALYZE** to update the stored statistics used by the query planner, or **REINDEX** "
+            "to rebuild any index.")
+    policy = DocFollowerPolicy()
+    policy.reset("Update the planner statistics of the table public.items with ANALYZE.", [step])
+    marks = [Mark(1, "button", "VACUUM", states=["focused"]), Mark(2, "button", "ANALYZE"), Mark(3, "button", "REINDEX"),
+             Mark(4, "switch", "FULL", context='group "Type of objects"'),
+             Mark(5, "switch", "ANALYZE", context='group "Type of objects"')]
+    assert act(policy, marks).args == (2,)
