@@ -499,8 +499,8 @@ class DocFollowerPolicy(Choices, Detours):
         in_menu = _IN_NAVIGATION.search(ins.sentence or ins.text or self._hint())
         match = self._find(ins, obs, exclude=TEXT_ROLES, prefer=NAVIGATION_PREFERRED if in_menu else CLICK_PREFERRED)
         if match is not None and match.mark.role in TOGGLE_ROLES and _SAYS_BUTTON.search(ins.sentence or ins.text or ""):
-            # "Select a button next to **Maintenance operation**: ... **ANALYZE** ...": the button, not the same-named
-            # switch of another operation's options (measured as VACUUM ANALYZE run for a goal's ANALYZE)
+            # "Select a button next to **Operation**: ... **Check** ...": the button, not the same-named switch among
+            # another operation's options (measured as the other operation run with that option on)
             button = self._find(ins, obs, roles={"button"})
             match = button if button is not None and button.quality == match.quality else match
         group = radio_group(ins.target, obs) if match is None and ins.kind == "click" else []
@@ -886,8 +886,8 @@ class DocFollowerPolicy(Choices, Detours):
     def _rows_for_listed(self, ins: Instruction, obs: Observation, fields: list[Instruction]) -> list[Instruction]:
         """The rows for the goal's items listed after the one the last row's first field holds ("reporting" in
         **Grantee**, of "the roles reporting and auditors"): an **Add**, that field set to the item, and the row's
-        other fields as the first row's were, each in the new row's empty field. Measured as a foreign server
-        granted to reporting only, on pgadmin-foreign-server-create-06."""
+        other fields as the first row's were, each in the new row's empty field. Measured as an object granted
+        to the first role of the list only."""
         first = fields[0]
         held = [m.value.strip() for m in obs.marks if normalize(m.name) == normalize(first.target) and (m.value or "").strip()]
         if not held:
